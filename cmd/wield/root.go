@@ -1,0 +1,128 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wieldhq/wield/tool"
+	"github.com/wieldhq/wield/tools/echo"
+)
+
+// globals holds the flags every command shares.
+type globals struct {
+	workdir   string
+	toolsFile []string
+	verbose   bool
+
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:   "wield",
+		Short: "Tools for LLM agents",
+		Long: `Wield gives LLM agents tools that are typed, validated, bounded and safe.
+
+It lists its tools in every provider's schema dialect, calls them from the
+command line, and (in later commands) runs an agent loop and serves the tools
+over MCP.
+
+Tools come from wield itself and from declared-tool files: JSON files in
+.wield/tools/ of the workspace, and any file named with --tools-file.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{exitUsage, err} })
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.workdir, "workdir", "", "workspace root (default: the current directory)")
+	pf.StringArrayVar(&g.toolsFile, "tools-file", nil, "load declared tools from this JSON `file` (repeatable)")
+	pf.BoolVarP(&g.verbose, "verbose", "v", false, "log details to stderr")
+	root.AddCommand(
+		newCallCommand(g),
+		newToolsCommand(g),
+		newVersionCommand(g),
+	)
+	return root
+}
+
+// logger returns the logger commands give to library packages.
+func (g *globals) logger() *slog.Logger {
+	level := slog.LevelWarn
+	if g.verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// workspace returns the absolute workspace root.
+func (g *globals) workspace() (string, error) {
+	dir := g.workdir
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return "", err
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(abs); err != nil {
+		return "", fmt.Errorf("workspace: %w", err)
+	} else if !fi.IsDir() {
+		return "", fmt.Errorf("workspace %s is not a directory", abs)
+	}
+	return abs, nil
+}
+
+// builtinTools returns wield's own tools, in display order.
+func builtinTools() []*tool.Tool {
+	return []*tool.Tool{
+		echo.New(),
+	}
+}
+
+// registry builds the registry of built-in and declared tools. Problems in
+// declared-tool files are logged and the rest of the registry still works,
+// unless a file named with --tools-file cannot be read at all.
+func (g *globals) registry(ws string) (*tool.Registry, error) {
+	reg, err := tool.NewRegistry(builtinTools()...)
+	if err != nil {
+		return nil, err
+	}
+	log := g.logger()
+	add := func(ts []*tool.Tool) {
+		for _, t := range ts {
+			if err := reg.Register(t); err != nil {
+				log.Warn("declared tool skipped", "err", err)
+			}
+		}
+	}
+	ts, err := tool.LoadDeclaredDir(filepath.Join(ws, ".wield", "tools"))
+	if err != nil {
+		log.Warn("declared tools", "err", err)
+	}
+	add(ts)
+	for _, f := range g.toolsFile {
+		ts, err := tool.LoadDeclared(f)
+		if err != nil {
+			if len(ts) == 0 && errors.Is(err, os.ErrNotExist) {
+				return nil, &exitError{exitUsage, err}
+			}
+			log.Warn("declared tools", "err", err)
+		}
+		add(ts)
+	}
+	return reg, nil
+}

@@ -1,0 +1,323 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// Draft names a JSON Schema dialect that [Compile] understands.
+type Draft int
+
+const (
+	// Draft2020 is JSON Schema draft 2020-12, the default.
+	Draft2020 Draft = iota
+	// Draft7 is JSON Schema draft-07, used by older MCP revisions.
+	Draft7
+)
+
+// Default limits for schemas from untrusted sources.
+const (
+	DefaultMaxDepth = 32
+	DefaultMaxBytes = 256 << 10
+)
+
+// Limits bound the schemas [Compile] accepts. A zero field means its
+// default: [DefaultMaxDepth] levels of nesting and [DefaultMaxBytes] bytes.
+type Limits struct {
+	MaxDepth int
+	MaxBytes int
+}
+
+// CompileOptions configures [Compile]. A nil *CompileOptions, or a zero
+// field, means the documented default.
+type CompileOptions struct {
+	// Draft is the dialect assumed when the schema has no "$schema".
+	// Zero means Draft2020.
+	Draft Draft
+	// Limits caps depth and size; see [Limits].
+	Limits Limits
+	// Resources are further schema documents the schema may refer to, keyed
+	// by absolute URL. Nothing else is ever loaded.
+	Resources map[string]json.RawMessage
+	// AssertFormat makes "format" an assertion rather than an annotation.
+	AssertFormat bool
+	// URL is the base URL of the schema; empty means "wield:input.json".
+	URL string
+}
+
+// A Schema is a compiled JSON Schema. It is safe for concurrent use.
+type Schema struct {
+	raw      json.RawMessage
+	compiled *jsonschema.Schema
+}
+
+// ErrTooLarge is returned (wrapped) by [Compile] when a schema is deeper or
+// larger than its [Limits] allow.
+var ErrTooLarge = errors.New("schema exceeds limits")
+
+// Compile compiles the schema document raw. The returned error says what is
+// wrong with the schema, with its location.
+func Compile(raw []byte, opts *CompileOptions) (*Schema, error) {
+	var o CompileOptions
+	if opts != nil {
+		o = *opts
+	}
+	if err := checkLimits(raw, o.Limits); err != nil {
+		return nil, err
+	}
+	doc, err := decodeValue(raw)
+	if err != nil {
+		return nil, fmt.Errorf("schema is not valid JSON: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	switch o.Draft {
+	case Draft7:
+		c.DefaultDraft(jsonschema.Draft7)
+	default:
+		c.DefaultDraft(jsonschema.Draft2020)
+	}
+	if o.AssertFormat {
+		c.AssertFormat()
+	}
+	c.UseLoader(refusingLoader{})
+	for url, res := range o.Resources {
+		v, err := decodeValue(res)
+		if err != nil {
+			return nil, fmt.Errorf("schema resource %s is not valid JSON: %w", url, err)
+		}
+		if err := c.AddResource(url, v); err != nil {
+			return nil, fmt.Errorf("schema resource %s: %w", url, err)
+		}
+	}
+	url := o.URL
+	if url == "" {
+		url = "wield:input.json"
+	}
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("invalid schema: %s", compileMessage(err))
+	}
+	return &Schema{raw: slices.Clone(raw), compiled: sch}, nil
+}
+
+// MustCompile is like [Compile] but panics on error. It is for schemas
+// written in Go source, never for schemas from files, servers or models.
+func MustCompile(raw []byte) *Schema {
+	s, err := Compile(raw, nil)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// Raw returns the schema document as given to [Compile]. The caller must not
+// modify the returned slice.
+func (s *Schema) Raw() json.RawMessage { return s.raw }
+
+// Validate decodes the JSON document args and validates it. It returns nil,
+// a *[ValidationError] listing every violation, or an error saying that args
+// is not valid JSON.
+func (s *Schema) Validate(args []byte) error {
+	v, err := decodeValue(args)
+	if err != nil {
+		return &ValidationError{Violations: []Violation{{Pointer: "", Message: "arguments are not valid JSON: " + jsonMessage(err)}}}
+	}
+	return s.ValidateValue(v)
+}
+
+// ValidateValue validates an already decoded value, as produced by
+// encoding/json with UseNumber (numbers as [json.Number]).
+func (s *Schema) ValidateValue(v any) error {
+	err := s.compiled.Validate(v)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return &ValidationError{Violations: []Violation{{Message: err.Error()}}}
+	}
+	out := &ValidationError{}
+	collect(ve, &out.Violations)
+	slices.SortStableFunc(out.Violations, func(a, b Violation) int { return strings.Compare(a.Pointer, b.Pointer) })
+	out.Violations = slices.Compact(out.Violations)
+	return out
+}
+
+// A Violation is one way in which a value breaks a schema.
+type Violation struct {
+	// Pointer is the JSON pointer (RFC 6901) of the offending value; "" is the
+	// whole document.
+	Pointer string `json:"pointer"`
+	// Message says what is wrong, in plain words.
+	Message string `json:"message"`
+}
+
+// ValidationError is returned by [Schema.Validate]. It lists every violation,
+// sorted by pointer.
+type ValidationError struct {
+	Violations []Violation
+}
+
+// Error lists every violation, one per line after a summary line.
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	if len(e.Violations) == 1 {
+		b.WriteString("invalid arguments: ")
+		writeViolation(&b, e.Violations[0])
+		return b.String()
+	}
+	fmt.Fprintf(&b, "invalid arguments (%d problems):", len(e.Violations))
+	for _, v := range e.Violations {
+		b.WriteString("\n- ")
+		writeViolation(&b, v)
+	}
+	return b.String()
+}
+
+func writeViolation(b *strings.Builder, v Violation) {
+	if v.Pointer == "" {
+		b.WriteString("at the top level: ")
+	} else {
+		b.WriteString("at ")
+		b.WriteString(v.Pointer)
+		b.WriteString(": ")
+	}
+	b.WriteString(v.Message)
+}
+
+var printer = message.NewPrinter(language.English)
+
+// collect flattens the leaves of a validation error tree. Interior nodes
+// ("doesn't validate with ...") say nothing the leaves do not.
+func collect(ve *jsonschema.ValidationError, out *[]Violation) {
+	if len(ve.Causes) == 0 {
+		*out = append(*out, Violation{Pointer: pointer(ve.InstanceLocation), Message: kindMessage(ve.ErrorKind)})
+		return
+	}
+	for _, c := range ve.Causes {
+		collect(c, out)
+	}
+}
+
+// kindMessage renders one leaf error. The library's English messages are
+// already plain ("missing property 'x'", "got string, want integer").
+func kindMessage(k jsonschema.ErrorKind) string {
+	return k.LocalizedString(printer)
+}
+
+func pointer(loc []string) string {
+	if len(loc) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, tok := range loc {
+		b.WriteByte('/')
+		tok = strings.ReplaceAll(tok, "~", "~0")
+		b.WriteString(strings.ReplaceAll(tok, "/", "~1"))
+	}
+	return b.String()
+}
+
+func compileMessage(err error) string {
+	var se *jsonschema.SchemaValidationError
+	if errors.As(err, &se) && se.Err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(se.Err, &ve) {
+			var vs []Violation
+			collect(ve, &vs)
+			parts := make([]string, 0, len(vs))
+			for _, v := range vs {
+				p := v.Pointer
+				if p == "" {
+					p = "(root)"
+				}
+				parts = append(parts, p+": "+v.Message)
+			}
+			return strings.Join(parts, "; ")
+		}
+	}
+	return err.Error()
+}
+
+// decodeValue decodes one JSON value with numbers kept exact, rejecting
+// trailing data.
+func decodeValue(data []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := d.Token(); err == nil {
+		return nil, errors.New("unexpected data after the JSON value")
+	}
+	return v, nil
+}
+
+func jsonMessage(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return se.Error() + " (byte offset " + strconv.FormatInt(se.Offset, 10) + ")"
+	}
+	return err.Error()
+}
+
+// refusingLoader refuses every URL: schemas are never fetched.
+type refusingLoader struct{}
+
+func (refusingLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("reference %s is not available (wield never fetches schemas)", url)
+}
+
+func checkLimits(raw []byte, l Limits) error {
+	maxBytes, maxDepth := l.MaxBytes, l.MaxDepth
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	if maxDepth <= 0 {
+		maxDepth = DefaultMaxDepth
+	}
+	if len(raw) > maxBytes {
+		return fmt.Errorf("%w: %d bytes, at most %d allowed", ErrTooLarge, len(raw), maxBytes)
+	}
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for _, c := range raw {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+			deepest = max(deepest, depth)
+		case '}', ']':
+			depth--
+		}
+	}
+	if deepest > maxDepth {
+		return fmt.Errorf("%w: nested %d levels deep, at most %d allowed", ErrTooLarge, deepest, maxDepth)
+	}
+	return nil
+}

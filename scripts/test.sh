@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs wield's whole test suite: formatting, vet, staticcheck, then every
+# Go test with the race detector. Third-party peers used by interop tests
+# and benchmarks are installed here, at pinned versions.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+STATICCHECK_MODULE=honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:"; echo "$unformatted"; exit 1
+fi
+
+echo "== go vet"
+go vet ./...
+
+echo "== staticcheck"
+go run "$STATICCHECK_MODULE" ./...
+
+echo "== go test -race"
+go test -race -count=1 -timeout 20m ./...

@@ -1,0 +1,92 @@
+package tool
+
+import (
+	"encoding/json"
+	"os"
+	"time"
+)
+
+// A Call carries what the runner knows about one tool call besides its
+// arguments. None of it is in the model's schema. The runner builds a Call
+// per request from the template given to [Runner.Run]; a handler must not
+// keep it after returning.
+type Call struct {
+	// SessionID identifies the session the call belongs to; may be empty.
+	SessionID string
+	// ID is the call id the model gave (or the runner made up).
+	ID string
+	// Tool is the name of the tool called.
+	Tool string
+	// Agent names the agent making the call.
+	Agent string
+	// Iteration is the round of the agent loop, from 1.
+	Iteration int
+	// History lists the earlier invocations of this run, oldest first.
+	History []Invocation
+	// Subagent reports whether the call comes from a subagent; ParentID is
+	// then the parent agent's call id.
+	Subagent bool
+	ParentID string
+	// Root is the workspace root. All file access must go through it.
+	// Nil means the tool has no workspace.
+	Root *os.Root
+	// Services holds what a tool may need from its host (the session
+	// service, the job table). Tools find what they need by type assertion.
+	Services Services
+
+	emit func(Event)
+}
+
+// Services is implemented by the host of a run to give tools access to
+// shared services. Lookup returns the service registered under name, or nil.
+type Services interface {
+	Lookup(name string) any
+}
+
+// An Invocation is one earlier call of the current run.
+type Invocation struct {
+	ID        string          `json:"id"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments"`
+	Success   bool            `json:"success"`
+}
+
+// Emit reports progress of the call. Kind, CallID and Tool are filled in by
+// the runner. Emit is safe for concurrent use and never blocks for long; it
+// is a no-op on a Call the runner did not make.
+func (c *Call) Emit(e Event) {
+	if c == nil || c.emit == nil {
+		return
+	}
+	e.Kind = EventProgress
+	e.CallID, e.Tool = c.ID, c.Tool
+	c.emit(e)
+}
+
+// EventKind says what an [Event] reports.
+type EventKind string
+
+// The kinds of event the runner reports.
+const (
+	EventStarted  EventKind = "call_started"
+	EventProgress EventKind = "call_progress"
+	EventFinished EventKind = "call_finished"
+)
+
+// An Event reports the progress of a call.
+type Event struct {
+	Kind   EventKind `json:"kind"`
+	CallID string    `json:"callId"`
+	Tool   string    `json:"tool"`
+	// Message is a short human-readable note.
+	Message string `json:"message,omitempty"`
+	// Progress and Total measure work done; Total zero means unknown.
+	Progress float64 `json:"progress,omitempty"`
+	Total    float64 `json:"total,omitempty"`
+	// Data is structured detail, such as a chunk of streamed output.
+	Data any `json:"data,omitempty"`
+	// Result is set on EventFinished.
+	Result *Result `json:"result,omitempty"`
+	// Duration is set on EventFinished.
+	Duration time.Duration `json:"-"`
+}

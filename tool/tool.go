@@ -1,0 +1,153 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/wieldhq/wield/schema"
+)
+
+// Annotations describe how a tool behaves. They map onto MCP's tool
+// annotations and drive the runner's scheduling and the policy's approvals.
+type Annotations struct {
+	// ReadOnly reports whether the tool does not change its environment.
+	ReadOnly bool `json:"readOnly,omitempty"`
+	// Destructive reports whether the tool may change or delete things in a
+	// way that cannot be undone; such calls are the ones a policy asks about.
+	Destructive bool `json:"destructive,omitempty"`
+	// ParallelSafe reports whether the tool may run at the same time as other
+	// parallel-safe tools. Tools that are not run alone.
+	ParallelSafe bool `json:"parallelSafe,omitempty"`
+	// OpenWorld reports whether the tool reaches outside the workspace (the
+	// network, other services).
+	OpenWorld bool `json:"openWorld,omitempty"`
+}
+
+// RetryPolicy says how often a call is retried after an error its handler
+// marked with [Retriable]. Other errors are never retried.
+type RetryPolicy struct {
+	// Attempts is the number of retries after the first try; zero means none.
+	// At most [MaxRetries] are made.
+	Attempts int `json:"attempts,omitempty"`
+}
+
+// MaxRetries is the largest number of retries the runner makes for a call.
+const MaxRetries = 3
+
+// A Spec describes a tool to the model and to the runner. Its zero value,
+// given a Name and a Description, is a valid spec for [New].
+type Spec struct {
+	// Name identifies the tool: letters, digits, '_', '-' and '.', at most
+	// 128 characters. Provider-specific restrictions are applied on export;
+	// see [schema.Names].
+	Name string `json:"name"`
+	// Description tells the model what the tool does and when to use it.
+	Description string `json:"description"`
+	// InputSchema is the JSON Schema (draft 2020-12) of the arguments object.
+	// [New] fills it from the input type; [NewRaw] requires it.
+	InputSchema json.RawMessage `json:"input_schema,omitempty"`
+	// Annotations describe the tool's behaviour.
+	Annotations Annotations `json:"annotations,omitzero"`
+	// Timeout bounds one call; zero means the runner's default.
+	Timeout time.Duration `json:"-"`
+	// Retry is the retry policy for retriable errors.
+	Retry RetryPolicy `json:"retry,omitzero"`
+	// Hidden reports whether the tool is kept out of what the model is
+	// offered. Hidden tools can still be called by name (by the CLI, by
+	// hooks, over MCP when asked for).
+	Hidden bool `json:"hidden,omitempty"`
+}
+
+// A Handler executes a tool call. args has already been validated against
+// the tool's input schema. Handle returns a Result for everything the model
+// should hear about; a non-nil error becomes a failed Result, unless it is
+// marked with [Fatal], in which case the run stops.
+//
+// Handle must respect ctx: when it is done, return promptly. Handlers may be
+// called concurrently.
+type Handler interface {
+	Handle(ctx context.Context, c *Call, args json.RawMessage) (Result, error)
+}
+
+// HandlerFunc adapts a function to a [Handler].
+type HandlerFunc func(ctx context.Context, c *Call, args json.RawMessage) (Result, error)
+
+// Handle calls f(ctx, c, args).
+func (f HandlerFunc) Handle(ctx context.Context, c *Call, args json.RawMessage) (Result, error) {
+	return f(ctx, c, args)
+}
+
+// A Tool is a [Spec] with its compiled input schema and its [Handler].
+// A Tool is immutable and safe for concurrent use.
+type Tool struct {
+	spec    Spec
+	schema  *schema.Schema
+	handler Handler
+}
+
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.\-]{1,128}$`)
+
+// NewRaw returns a tool whose arguments are passed to h as raw JSON after
+// validation against spec.InputSchema. The schema is untrusted: it is checked
+// against [schema.Limits] defaults. NewRaw returns an error for an invalid
+// name or schema.
+func NewRaw(spec Spec, h Handler) (*Tool, error) {
+	if err := checkName(spec.Name); err != nil {
+		return nil, err
+	}
+	spec.Description = strings.TrimSpace(spec.Description)
+	if h == nil {
+		return nil, fmt.Errorf("tool %s: nil handler", spec.Name)
+	}
+	if len(spec.InputSchema) == 0 {
+		return nil, fmt.Errorf("tool %s: missing input schema", spec.Name)
+	}
+	sch, err := schema.Compile(spec.InputSchema, nil)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: %w", spec.Name, err)
+	}
+	if err := checkObjectSchema(spec.InputSchema); err != nil {
+		return nil, fmt.Errorf("tool %s: %w", spec.Name, err)
+	}
+	spec.InputSchema = sch.Raw()
+	return &Tool{spec: spec, schema: sch, handler: h}, nil
+}
+
+func checkName(name string) error {
+	if !namePattern.MatchString(name) {
+		return fmt.Errorf("invalid tool name %q: use 1 to 128 letters, digits, '_', '-' or '.'", name)
+	}
+	return nil
+}
+
+// checkObjectSchema requires the top-level schema to describe an object, as
+// every provider does.
+func checkObjectSchema(raw json.RawMessage) error {
+	var top struct {
+		Type any `json:"type"`
+	}
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return fmt.Errorf("input schema must be a JSON object: %w", err)
+	}
+	if top.Type != "object" {
+		return fmt.Errorf(`input schema must have "type": "object", got %v`, top.Type)
+	}
+	return nil
+}
+
+// Spec returns the tool's spec. InputSchema must not be modified.
+func (t *Tool) Spec() Spec { return t.spec }
+
+// Name returns the tool's name.
+func (t *Tool) Name() string { return t.spec.Name }
+
+// Schema returns the compiled input schema.
+func (t *Tool) Schema() *schema.Schema { return t.schema }
+
+// Handler returns the tool's handler. Calling it directly skips validation;
+// use a [Runner] to call tools.
+func (t *Tool) Handler() Handler { return t.handler }

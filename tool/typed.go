@@ -1,0 +1,143 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// New returns a tool whose input schema is inferred from In, a struct type.
+// Arguments are validated against that schema, decoded into an In and passed
+// to fn, together with the [Call].
+//
+// Properties are named by their `json` tags; fields with omitempty or
+// omitzero are optional, the others required; unknown properties are
+// refused. Further struct tags describe a property:
+//
+//	jsonschema:"the description"
+//	enum:"a,b,c"        allowed values (strings, or numbers for numeric fields)
+//	default:"value"     the default, as JSON ("3", "true") or a plain string
+//
+// If spec.InputSchema is set, it is used instead of the inferred schema.
+//
+// New panics if In cannot be described as a JSON object schema or the spec
+// is invalid: both are programming errors.
+func New[In any](spec Spec, fn func(ctx context.Context, c *Call, in In) (Result, error)) *Tool {
+	if len(spec.InputSchema) == 0 {
+		raw, err := InferSchema[In]()
+		if err != nil {
+			panic(fmt.Sprintf("tool.New(%s): %v", spec.Name, err))
+		}
+		spec.InputSchema = raw
+	}
+	t, err := NewRaw(spec, typedFunc[In](fn))
+	if err != nil {
+		panic(fmt.Sprintf("tool.New: %v", err))
+	}
+	return t
+}
+
+type typedFunc[In any] func(ctx context.Context, c *Call, in In) (Result, error)
+
+func (f typedFunc[In]) Handle(ctx context.Context, c *Call, args json.RawMessage) (Result, error) {
+	var in In
+	if err := json.Unmarshal(args, &in); err != nil {
+		// The schema accepted args, so this is a mismatch between the Go type
+		// and its schema (for example a number too large for an int8).
+		return Failure("cannot decode arguments: " + err.Error()), nil
+	}
+	return f(ctx, c, in)
+}
+
+// InferSchema returns the JSON Schema that [New] infers for In.
+func InferSchema[In any]() (json.RawMessage, error) {
+	t := reflect.TypeFor[In]()
+	s, err := jsonschema.ForType(t, nil)
+	if err != nil {
+		return nil, err
+	}
+	if s.Type != "object" {
+		return nil, fmt.Errorf("input type %s is not a struct: tool arguments must be a JSON object", t)
+	}
+	if err := applyTags(t, s); err != nil {
+		return nil, err
+	}
+	s.Schema = "" // dialect is implied; providers reject "$schema"
+	return json.Marshal(s)
+}
+
+// applyTags adds enum and default values from struct tags to s, the schema
+// jsonschema-go inferred for t.
+func applyTags(t reflect.Type, s *jsonschema.Schema) error {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+		t = t.Elem()
+		if s.Items != nil {
+			s = s.Items
+		}
+	}
+	if t.Kind() != reflect.Struct || s == nil {
+		return nil
+	}
+	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		name := f.Name
+		if tag, ok := f.Tag.Lookup("json"); ok {
+			n, _, _ := strings.Cut(tag, ",")
+			if n == "-" {
+				continue
+			}
+			if n != "" {
+				name = n
+			}
+		}
+		if f.Anonymous && f.Tag.Get("json") == "" {
+			if err := applyTags(f.Type, s); err != nil {
+				return err
+			}
+			continue
+		}
+		ps := s.Properties[name]
+		if ps == nil {
+			continue
+		}
+		if enum, ok := f.Tag.Lookup("enum"); ok {
+			for v := range strings.SplitSeq(enum, ",") {
+				ps.Enum = append(ps.Enum, tagValue(v, f.Type))
+			}
+		}
+		if def, ok := f.Tag.Lookup("default"); ok {
+			v := tagValue(def, f.Type)
+			raw, err := json.Marshal(v)
+			if err != nil {
+				return fmt.Errorf("field %s: default %q: %w", f.Name, def, err)
+			}
+			ps.Default = raw
+		}
+		if err := applyTags(f.Type, ps); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tagValue interprets a tag value: for string fields it is the string
+// itself; otherwise JSON if it parses, else the string.
+func tagValue(v string, t reflect.Type) any {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.String {
+		return v
+	}
+	var x any
+	if err := json.Unmarshal([]byte(v), &x); err == nil {
+		return x
+	}
+	return v
+}
