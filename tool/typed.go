@@ -44,13 +44,41 @@ func New[In any](spec Spec, fn func(ctx context.Context, c *Call, in In) (Result
 type typedFunc[In any] func(ctx context.Context, c *Call, in In) (Result, error)
 
 func (f typedFunc[In]) Handle(ctx context.Context, c *Call, args json.RawMessage) (Result, error) {
-	var in In
-	if err := json.Unmarshal(args, &in); err != nil {
-		// The schema accepted args, so this is a mismatch between the Go type
-		// and its schema (for example a number too large for an int8).
-		return Failure("cannot decode arguments: " + err.Error()), nil
+	p, res := f.prepare(args)
+	if p == nil {
+		return res, nil
 	}
-	return f(ctx, c, in)
+	return p.run(ctx, c)
+}
+
+// prepare decodes args so that the runner can do it on its own goroutine,
+// whose stack has already grown, before the tool runs on a fresh one.
+func (f typedFunc[In]) prepare(args json.RawMessage) (preparedCall, Result) {
+	p := &typedCall[In]{fn: f}
+	if err := json.Unmarshal(args, &p.in); err != nil {
+		// The schema accepted args, so the Go type and its schema disagree
+		// (for example a number too large for an int8).
+		return nil, Failure("cannot decode arguments: " + err.Error())
+	}
+	return p, Result{}
+}
+
+type typedCall[In any] struct {
+	fn typedFunc[In]
+	in In
+}
+
+func (p *typedCall[In]) run(ctx context.Context, c *Call) (Result, error) { return p.fn(ctx, c, p.in) }
+
+// A preparedCall is a call whose arguments are decoded.
+type preparedCall interface {
+	run(ctx context.Context, c *Call) (Result, error)
+}
+
+// preparer is implemented by handlers that decode their arguments ahead of
+// the call: the typed handlers made by [New].
+type preparer interface {
+	prepare(args json.RawMessage) (preparedCall, Result)
 }
 
 // InferSchema returns the JSON Schema that [New] infers for In.
