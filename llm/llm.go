@@ -1,0 +1,168 @@
+// Package llm is wield's provider-neutral view of a chat model: messages,
+// tool definitions, a streaming [Provider] interface and the errors
+// providers return.
+//
+// Provider packages (llm/openai, llm/replay) translate to and from their
+// wire formats, including the tool-schema dialect and provider-legal tool
+// names: a [Request] carries tools under their wield names, and a
+// [Response]'s tool calls come back under the same names.
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Role says who wrote a [Message].
+type Role string
+
+// The roles of a conversation.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// A Message is one entry of a conversation.
+type Message struct {
+	Role Role `json:"role"`
+	// Content is the text of the message; for RoleTool, the result the model
+	// reads.
+	Content string `json:"content,omitempty"`
+	// Reasoning is an assistant's reasoning text, where the provider returns
+	// it. It is never part of Content.
+	Reasoning string `json:"reasoning,omitempty"`
+	// ToolCalls are the calls an assistant message makes.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID and ToolName identify the call a RoleTool message answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	ToolName   string `json:"tool_name,omitempty"`
+}
+
+// A ToolCall is one call a model asked for.
+type ToolCall struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Arguments is the JSON arguments object as the model wrote it. It may
+	// be invalid JSON: the runner, not the provider, judges it, so the
+	// model hears what was wrong.
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// A ToolDef describes a tool to the model, in wield's form: a draft
+// 2020-12 input schema. Providers rewrite it into their dialect.
+type ToolDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// A Request asks a model for the next message.
+type Request struct {
+	// Model names the model; empty means the provider's default.
+	Model    string    `json:"model,omitempty"`
+	Messages []Message `json:"messages"`
+	Tools    []ToolDef `json:"tools,omitempty"`
+	// MaxTokens caps the reply; zero means the provider's default.
+	MaxTokens int `json:"max_tokens,omitempty"`
+	// Temperature is the sampling temperature; nil means the default.
+	Temperature *float64 `json:"temperature,omitempty"`
+}
+
+// Usage counts tokens.
+type Usage struct {
+	InputTokens     int `json:"input_tokens"`
+	OutputTokens    int `json:"output_tokens"`
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	CachedTokens    int `json:"cached_tokens,omitempty"`
+}
+
+// Add returns the sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{u.InputTokens + v.InputTokens, u.OutputTokens + v.OutputTokens,
+		u.ReasoningTokens + v.ReasoningTokens, u.CachedTokens + v.CachedTokens}
+}
+
+// A Response is a model's complete reply.
+type Response struct {
+	ID    string `json:"id,omitempty"`
+	Model string `json:"model,omitempty"`
+	// Message is the assistant message, with every tool call assembled.
+	Message Message `json:"message"`
+	// FinishReason is the provider's raw value ("stop", "tool_calls",
+	// "length", "end_turn", ...).
+	FinishReason string `json:"finish_reason,omitempty"`
+	Usage        Usage  `json:"usage"`
+}
+
+// EventKind says what a streaming [Event] carries.
+type EventKind string
+
+// The kinds of streaming event.
+const (
+	// EventText carries a delta of visible text in Text.
+	EventText EventKind = "text"
+	// EventReasoning carries a delta of reasoning text in Text.
+	EventReasoning EventKind = "reasoning"
+	// EventToolCall carries one complete tool call, once its arguments are
+	// fully received.
+	EventToolCall EventKind = "tool_call"
+)
+
+// An Event is one piece of a streaming reply.
+type Event struct {
+	Kind     EventKind `json:"kind"`
+	Text     string    `json:"text,omitempty"`
+	ToolCall *ToolCall `json:"tool_call,omitempty"`
+}
+
+// A Provider talks to a chat model.
+//
+// Stream sends req and returns the complete response. If handle is not
+// nil it is called, on the calling goroutine, for each event as the reply
+// streams in. Stream returns an error only when there is no usable reply:
+// the endpoint failed (see [APIError]) or broke the protocol. Implementations
+// must be safe for concurrent use and must return promptly when ctx is done.
+type Provider interface {
+	Stream(ctx context.Context, req *Request, handle func(Event)) (*Response, error)
+}
+
+// APIError is returned by providers when the endpoint answered with an error
+// status or could not be reached.
+type APIError struct {
+	// Status is the HTTP status, or 0 when the endpoint could not be reached.
+	Status int
+	// Message is the provider's error text.
+	Message string
+	// RetryAfter is the wait the provider asked for, if any.
+	RetryAfter time.Duration
+	// Err is the underlying error, if any.
+	Err error
+}
+
+func (e *APIError) Error() string {
+	switch {
+	case e.Status == 0 && e.Err != nil:
+		return fmt.Sprintf("model endpoint unreachable: %v", e.Err)
+	case e.Message == "":
+		return fmt.Sprintf("model endpoint answered %d", e.Status)
+	default:
+		return fmt.Sprintf("model endpoint answered %d: %s", e.Status, e.Message)
+	}
+}
+
+func (e *APIError) Unwrap() error { return e.Err }
+
+// Temporary reports whether retrying the request may succeed: rate limits,
+// server errors and connection failures.
+func (e *APIError) Temporary() bool {
+	return e.Status == 0 || e.Status == 408 || e.Status == 409 || e.Status == 429 || e.Status >= 500
+}
+
+// ErrProtocol is wrapped by errors for replies that break the provider's
+// protocol (a stream that stops mid-message, an impossible event order).
+var ErrProtocol = errors.New("model reply broke the protocol")

@@ -1,0 +1,216 @@
+// Package replay is a scripted [llm.Provider]: it plays responses from a
+// script instead of calling a model. It serves tests, demos and bug
+// reproductions: record what a model said once, replay it forever.
+//
+// A script is JSON Lines, one [Entry] per line:
+//
+//	{"turn": 1, "round": 1, "tool_calls": [{"id": "c1", "name": "read_file", "arguments": {"path": "go.mod"}}]}
+//	{"turn": 1, "round": 2, "text": "The module is github.com/wieldhq/wield."}
+//
+// Matching is stateless, so one script serves concurrent and resumed runs:
+// a request's turn is the number of user messages in it, and its round is
+// one more than the number of assistant messages after the last user
+// message. An entry with turn 0 matches any turn. Requests that match no
+// entry fail with an error and are kept for inspection ([Provider.Unmatched]).
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/wieldhq/wield/llm"
+)
+
+// An Entry is one scripted response.
+type Entry struct {
+	// Turn and Round select the requests this entry answers; see the
+	// package documentation. Round must be at least 1.
+	Turn  int `json:"turn,omitempty"`
+	Round int `json:"round"`
+	// Text, Reasoning and ToolCalls make up the assistant message.
+	Text      string         `json:"text,omitempty"`
+	Reasoning string         `json:"reasoning,omitempty"`
+	ToolCalls []llm.ToolCall `json:"tool_calls,omitempty"`
+	// FinishReason defaults to "tool_calls" when there are tool calls and
+	// "stop" otherwise.
+	FinishReason string    `json:"finish_reason,omitempty"`
+	Usage        llm.Usage `json:"usage,omitzero"`
+	// Error, if set, makes the request fail with an [llm.APIError] of this
+	// status and message instead.
+	Error *Error `json:"error,omitempty"`
+}
+
+// Error is a scripted endpoint failure.
+type Error struct {
+	Status  int    `json:"status"`
+	Message string `json:"message"`
+}
+
+// A Provider replays a script. It is safe for concurrent use.
+type Provider struct {
+	entries []Entry
+
+	mu        sync.Mutex
+	unmatched []llm.Request
+}
+
+// New returns a provider that replays entries.
+func New(entries []Entry) (*Provider, error) {
+	for i, e := range entries {
+		if e.Round < 1 {
+			return nil, fmt.Errorf("replay entry %d: round must be at least 1", i+1)
+		}
+		if e.Turn < 0 {
+			return nil, fmt.Errorf("replay entry %d: turn must not be negative", i+1)
+		}
+		for _, c := range e.ToolCalls {
+			if c.Name == "" {
+				return nil, fmt.Errorf("replay entry %d: a tool call has no name", i+1)
+			}
+		}
+	}
+	return &Provider{entries: entries}, nil
+}
+
+// Load reads a JSON Lines script from path. Blank lines and lines starting
+// with '#' or "//" are skipped.
+func Load(path string) (*Provider, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("replay script: %w", err)
+	}
+	entries, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("replay script %s: %w", path, err)
+	}
+	return New(entries)
+}
+
+// Parse decodes a JSON Lines script.
+func Parse(data []byte) ([]Entry, error) {
+	var entries []Entry
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 || line[0] == '#' || bytes.HasPrefix(line, []byte("//")) {
+			continue
+		}
+		var e Entry
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&e); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		entries = append(entries, e)
+	}
+	return entries, sc.Err()
+}
+
+// Position returns the turn and round of req, as matching uses them.
+func Position(req *llm.Request) (turn, round int) {
+	round = 1
+	for _, m := range req.Messages {
+		switch m.Role {
+		case llm.RoleUser:
+			turn++
+			round = 1
+		case llm.RoleAssistant:
+			round++
+		}
+	}
+	return turn, round
+}
+
+// Stream answers req from the script; see [llm.Provider].
+func (p *Provider) Stream(ctx context.Context, req *llm.Request, handle func(llm.Event)) (*llm.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	turn, round := Position(req)
+	e, ok := p.match(turn, round)
+	if !ok {
+		p.mu.Lock()
+		p.unmatched = append(p.unmatched, *req)
+		p.mu.Unlock()
+		return nil, fmt.Errorf("replay: no scripted response for turn %d, round %d", turn, round)
+	}
+	if e.Error != nil {
+		return nil, &llm.APIError{Status: e.Error.Status, Message: e.Error.Message}
+	}
+	msg := llm.Message{Role: llm.RoleAssistant, Content: e.Text, Reasoning: e.Reasoning}
+	for i, c := range e.ToolCalls {
+		if c.ID == "" {
+			c.ID = fmt.Sprintf("replay_%d_%d_%d", turn, round, i+1)
+		}
+		msg.ToolCalls = append(msg.ToolCalls, c)
+	}
+	if handle != nil {
+		if e.Reasoning != "" {
+			handle(llm.Event{Kind: llm.EventReasoning, Text: e.Reasoning})
+		}
+		for _, w := range splitWords(e.Text) {
+			handle(llm.Event{Kind: llm.EventText, Text: w})
+		}
+		for i := range msg.ToolCalls {
+			handle(llm.Event{Kind: llm.EventToolCall, ToolCall: &msg.ToolCalls[i]})
+		}
+	}
+	finish := e.FinishReason
+	if finish == "" {
+		finish = "stop"
+		if len(msg.ToolCalls) > 0 {
+			finish = "tool_calls"
+		}
+	}
+	return &llm.Response{ID: fmt.Sprintf("replay-%d-%d", turn, round), Model: "replay", Message: msg, FinishReason: finish, Usage: e.Usage}, nil
+}
+
+func (p *Provider) match(turn, round int) (Entry, bool) {
+	var fallback *Entry
+	for i := range p.entries {
+		e := &p.entries[i]
+		if e.Round != round {
+			continue
+		}
+		if e.Turn == turn {
+			return *e, true
+		}
+		if e.Turn == 0 && fallback == nil {
+			fallback = e
+		}
+	}
+	if fallback != nil {
+		return *fallback, true
+	}
+	return Entry{}, false
+}
+
+// Unmatched returns the requests no entry answered, oldest first. The
+// caller owns the slice.
+func (p *Provider) Unmatched() []llm.Request {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]llm.Request(nil), p.unmatched...)
+}
+
+// splitWords cuts s into word-sized deltas that concatenate back to s.
+func splitWords(s string) []string {
+	var out []string
+	for s != "" {
+		i := strings.IndexByte(s[1:], ' ')
+		if i < 0 {
+			out = append(out, s)
+			break
+		}
+		out = append(out, s[:i+1])
+		s = s[i+1:]
+	}
+	return out
+}

@@ -1,0 +1,112 @@
+package replay
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wieldhq/wield/llm"
+)
+
+const script = `# a two-step tool loop
+{"turn": 1, "round": 1, "tool_calls": [{"id": "c1", "name": "read_file", "arguments": {"path": "go.mod"}}]}
+{"turn": 1, "round": 2, "text": "The module is wield.", "usage": {"input_tokens": 10, "output_tokens": 5}}
+{"round": 1, "text": "any turn"}
+{"turn": 3, "round": 1, "error": {"status": 429, "message": "slow down"}}
+`
+
+func TestProvider_Stream(t *testing.T) {
+	entries, err := Parse([]byte(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := func(s string) llm.Message { return llm.Message{Role: llm.RoleUser, Content: s} }
+	round1 := &llm.Request{Messages: []llm.Message{{Role: llm.RoleSystem, Content: "sys"}, user("what module?")}}
+	var events []llm.Event
+	res, err := p.Stream(t.Context(), round1, func(e llm.Event) { events = append(events, e) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.FinishReason != "tool_calls" || len(res.Message.ToolCalls) != 1 || res.Message.ToolCalls[0].Name != "read_file" {
+		t.Fatalf("round 1 = %+v, want one read_file call", res)
+	}
+	if len(events) != 1 || events[0].Kind != llm.EventToolCall {
+		t.Errorf("events = %+v, want one tool_call event", events)
+	}
+	round2 := &llm.Request{Messages: append(round1.Messages, res.Message,
+		llm.Message{Role: llm.RoleTool, ToolCallID: "c1", Content: "module wield"})}
+	events = nil
+	res, err = p.Stream(t.Context(), round2, func(e llm.Event) { events = append(events, e) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	for _, e := range events {
+		text.WriteString(e.Text)
+	}
+	if res.Message.Content != "The module is wield." || text.String() != res.Message.Content || res.FinishReason != "stop" {
+		t.Errorf("round 2 = %+v, streamed %q", res, text.String())
+	}
+	if diff := cmp.Diff(llm.Usage{InputTokens: 10, OutputTokens: 5}, res.Usage); diff != "" {
+		t.Errorf("usage (-want +got):\n%s", diff)
+	}
+
+	turn2 := &llm.Request{Messages: append(round2.Messages, res.Message, user("again"))}
+	if res, err := p.Stream(t.Context(), turn2, nil); err != nil || res.Message.Content != "any turn" {
+		t.Errorf("turn 2 = %+v, %v; want the any-turn entry", res, err)
+	}
+	turn3 := &llm.Request{Messages: append(turn2.Messages, llm.Message{Role: llm.RoleAssistant, Content: "x"}, user("third"))}
+	_, err = p.Stream(t.Context(), turn3, nil)
+	if apiErr, ok := errors.AsType[*llm.APIError](err); !ok || apiErr.Status != 429 {
+		t.Errorf("turn 3 error = %v, want a scripted 429", err)
+	}
+	unmatched := &llm.Request{Messages: append(round2.Messages, res.Message, llm.Message{Role: llm.RoleTool, Content: "y"})}
+	if _, err := p.Stream(t.Context(), unmatched, nil); err == nil || !strings.Contains(err.Error(), "turn 1, round 3") {
+		t.Errorf("unmatched error = %v, want one naming turn 1, round 3", err)
+	}
+	if got := p.Unmatched(); len(got) != 1 {
+		t.Errorf("Unmatched has %d requests, want 1", len(got))
+	}
+}
+
+func TestParse_Errors(t *testing.T) {
+	tests := []struct{ name, script, want string }{
+		{"bad JSON", `{"round": 1,`, "line 1"},
+		{"unknown field", "\n{\"round\": 1, \"txt\": \"x\"}", `line 2: json: unknown field "txt"`},
+	}
+	for _, tt := range tests {
+		if _, err := Parse([]byte(tt.script)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: Parse = %v, want %q", tt.name, err, tt.want)
+		}
+	}
+	if _, err := New([]Entry{{Round: 0}}); err == nil {
+		t.Errorf("New accepted round 0")
+	}
+	if _, err := New([]Entry{{Round: 1, ToolCalls: []llm.ToolCall{{Arguments: json.RawMessage(`{}`)}}}}); err == nil {
+		t.Errorf("New accepted a nameless tool call")
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(script))
+	f.Add([]byte("{\"round\":1}\n\n# c\n{\"round\":2,\"tool_calls\":[{\"name\":\"x\",\"arguments\":\"{\"}]}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		entries, err := Parse(data)
+		if err != nil {
+			return
+		}
+		p, err := New(entries)
+		if err != nil {
+			return
+		}
+		req := &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}}
+		_, _ = p.Stream(t.Context(), req, func(llm.Event) {})
+	})
+}
