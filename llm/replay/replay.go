@@ -7,6 +7,9 @@
 //	{"turn": 1, "round": 1, "tool_calls": [{"id": "c1", "name": "read_file", "arguments": {"path": "go.mod"}}]}
 //	{"turn": 1, "round": 2, "text": "The module is github.com/wieldhq/wield."}
 //
+// Tool-call arguments are a JSON object, or a string holding the raw
+// argument text as OpenAI sends it, which may be malformed on purpose.
+//
 // Matching is stateless, so one script serves concurrent and resumed runs:
 // a request's turn is the number of user messages in it, and its round is
 // one more than the number of assistant messages after the last user
@@ -148,6 +151,10 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, handle func(llm
 	for i, c := range e.ToolCalls {
 		if c.ID == "" {
 			c.ID = fmt.Sprintf("replay_%d_%d_%d", turn, round, i+1)
+		}
+		var raw string
+		if json.Unmarshal(c.Arguments, &raw) == nil {
+			c.Arguments = json.RawMessage(raw) // a string holds the raw text, possibly malformed
 		}
 		msg.ToolCalls = append(msg.ToolCalls, c)
 	}

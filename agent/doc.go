@@ -1,0 +1,37 @@
+// Package agent is wield's agent loop: give it a task, a model and tools,
+// and it works the task, recording everything in a session.
+//
+// # The loop
+//
+// [Agent.Run] builds the prompt, calls the model, and if the reply has tool
+// calls, runs them all through the [tool.Runner] (parallel where the tools
+// allow), appends the results and asks the model again. It stops when:
+//
+//   - the model answers with text and no tool calls (StopAnswer);
+//   - MaxRounds model calls were made (StopMaxRounds; the last text is
+//     returned and the outcome says the limit was reached);
+//   - the same call with the same result came back LoopRepeats times within
+//     LoopWindow rounds (StopLoop);
+//   - a tool named in StopAtTools ran (StopTool);
+//   - ctx was cancelled (StopCancelled).
+//
+// Tool errors, invalid arguments and unknown tools go back to the model as
+// failed results; only faults (the session could not be written, the model
+// endpoint failed after its retries) end a run with an error.
+//
+// # Sessions
+//
+// A run is one transaction of its [Session]: the task, each model response
+// and each tool call and result go into the session's pool as they happen
+// (tool calls through the runner's [tool.Recorder]), and the pool is
+// committed when the run ends normally. If the run fails or is cancelled,
+// the pool is aborted: kept, with an "interrupted" result for every call
+// that has none, so the next request always has one result per call.
+//
+// # Prompts
+//
+// [BuildPrompt] assembles the request deterministically from the system
+// prompt, project instructions (AGENTS.md, else WIELD.md, found upward from
+// the workspace), the session's history, the fresh content of its active
+// file references, its todo list and the task.
+package agent

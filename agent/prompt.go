@@ -1,0 +1,179 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/wieldhq/wield/llm"
+)
+
+// InstructionFiles are the names of project instruction files, in order of
+// preference: in each directory the first one present is used.
+var InstructionFiles = [...]string{"AGENTS.md", "WIELD.md"}
+
+// Limits on what goes into a prompt from files.
+const (
+	MaxInstructionBytes = 32 << 10
+	MaxReferenceBytes   = 64 << 10
+)
+
+// DefaultSystemPrompt is the system prompt used when Config.SystemPrompt is
+// empty.
+const DefaultSystemPrompt = `You are wield, an agent that completes tasks in a software workspace by calling tools.
+Work step by step. Prefer reading before writing. Call several independent tools at once when you can.
+When a tool fails, read its error: it says what to change. When the task is done, answer with a short summary and no tool calls.`
+
+// A Document is a named text that goes into a prompt.
+type Document struct {
+	Path    string
+	Content string
+}
+
+// Prompt is everything [BuildPrompt] assembles a request from.
+type Prompt struct {
+	// System is the system prompt.
+	System string
+	// Instructions are project instruction files, outermost first.
+	Instructions []Document
+	// Roles are role files that shape the agent.
+	Roles []Document
+	// History is the committed conversation.
+	History []llm.Message
+	// Task is the current task.
+	Task string
+	// References are the fresh contents of the session's active file
+	// references.
+	References []Document
+	// Todos is the session's todo list.
+	Todos []Todo
+	// Round holds the current transaction's messages after the task: model
+	// responses and tool results.
+	Round []llm.Message
+}
+
+// BuildPrompt returns the messages of a request. The result depends only on
+// p: the same state always gives the same prompt.
+func BuildPrompt(p Prompt) []llm.Message {
+	var sys strings.Builder
+	sys.WriteString(strings.TrimSpace(p.System))
+	for _, d := range p.Instructions {
+		fmt.Fprintf(&sys, "\n\n# Project instructions from %s\n\n%s", d.Path, strings.TrimSpace(d.Content))
+	}
+	for _, d := range p.Roles {
+		fmt.Fprintf(&sys, "\n\n# Role: %s\n\n%s", d.Path, strings.TrimSpace(d.Content))
+	}
+	msgs := make([]llm.Message, 0, len(p.History)+len(p.Round)+2)
+	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: sys.String()})
+	msgs = append(msgs, p.History...)
+
+	var task strings.Builder
+	if len(p.References) > 0 {
+		task.WriteString("<file_references>\n")
+		for _, d := range p.References {
+			fmt.Fprintf(&task, "--- %s ---\n%s", d.Path, d.Content)
+			if !strings.HasSuffix(d.Content, "\n") {
+				task.WriteByte('\n')
+			}
+		}
+		task.WriteString("</file_references>\n\n")
+	}
+	if len(p.Todos) > 0 {
+		task.WriteString("<todos>\n")
+		for _, t := range p.Todos {
+			fmt.Fprintf(&task, "- [%s] %s", t.Status, t.Title)
+			if t.Description != "" {
+				fmt.Fprintf(&task, ": %s", t.Description)
+			}
+			task.WriteByte('\n')
+		}
+		task.WriteString("</todos>\n\n")
+	}
+	task.WriteString(p.Task)
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: task.String()})
+	return append(msgs, p.Round...)
+}
+
+// FindInstructions returns the project instruction files that apply to the
+// workspace dir: walking up from dir to the repository root (the first
+// directory holding .git) or the filesystem root, the first of
+// [InstructionFiles] found in each directory, outermost first. Each is cut
+// at [MaxInstructionBytes].
+func FindInstructions(dir string) ([]Document, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	var found []Document
+	for {
+		for _, name := range InstructionFiles {
+			p := filepath.Join(dir, name)
+			content, err := readCapped(p, MaxInstructionBytes)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("project instructions: %w", err)
+			}
+			found = append(found, Document{Path: p, Content: content})
+			break
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	for i, j := 0, len(found)-1; i < j; i, j = i+1, j-1 {
+		found[i], found[j] = found[j], found[i]
+	}
+	return found, nil
+}
+
+// ReadReferences reads the fresh content of each workspace path through
+// root, cut at [MaxReferenceBytes]. A file that cannot be read is listed
+// with a note saying why, so the model knows.
+func ReadReferences(root *os.Root, paths []string) []Document {
+	docs := make([]Document, 0, len(paths))
+	for _, p := range paths {
+		f, err := root.Open(p)
+		if err != nil {
+			docs = append(docs, Document{Path: p, Content: fmt.Sprintf("(cannot read: %v)", err)})
+			continue
+		}
+		content, err := readCappedFile(f, MaxReferenceBytes)
+		f.Close()
+		if err != nil {
+			content = fmt.Sprintf("(cannot read: %v)", err)
+		}
+		docs = append(docs, Document{Path: p, Content: content})
+	}
+	return docs
+}
+
+func readCapped(path string, limit int) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return readCappedFile(f, limit)
+}
+
+func readCappedFile(f io.Reader, limit int) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
+	if err != nil {
+		return "", err
+	}
+	if len(b) > limit {
+		return string(b[:limit]) + fmt.Sprintf("\n[cut at %d bytes]\n", limit), nil
+	}
+	return string(b), nil
+}

@@ -1,0 +1,107 @@
+package agent
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wieldhq/wield/llm"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestBuildPrompt_Golden(t *testing.T) {
+	p := Prompt{
+		System:       DefaultSystemPrompt,
+		Instructions: []Document{{Path: "/repo/AGENTS.md", Content: "Use gofmt.\n"}, {Path: "/repo/sub/WIELD.md", Content: "Tests first."}},
+		Roles:        []Document{{Path: "reviewer", Content: "Review carefully."}},
+		History: []llm.Message{
+			{Role: llm.RoleUser, Content: "earlier task"},
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "1", Name: "read_file", Arguments: json.RawMessage(`{"path":"a"}`)}}},
+			{Role: llm.RoleTool, ToolCallID: "1", ToolName: "read_file", Content: "contents"},
+			{Role: llm.RoleAssistant, Content: "done"},
+		},
+		Task:       "fix the bug",
+		References: []Document{{Path: "main.go", Content: "package main\n"}, {Path: "gone.txt", Content: "(cannot read: file does not exist)"}},
+		Todos:      []Todo{{Title: "read", Status: "done"}, {Title: "fix", Description: "in main.go", Status: "in_progress"}},
+		Round:      []llm.Message{{Role: llm.RoleAssistant, Content: "looking"}},
+	}
+	got, err := json.MarshalIndent(BuildPrompt(p), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "prompt.golden.json")
+	if *update {
+		if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if diff := cmp.Diff(strings.TrimSpace(string(want)), string(got)); diff != "" {
+		t.Errorf("prompt differs from %s (-want +got):\n%s", golden, diff)
+	}
+	again, _ := json.MarshalIndent(BuildPrompt(p), "", "  ")
+	if string(again) != string(got) {
+		t.Errorf("BuildPrompt is not deterministic")
+	}
+}
+
+func TestFindInstructions(t *testing.T) {
+	top := t.TempDir()
+	mk := func(rel, content string) {
+		p := filepath.Join(top, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk("AGENTS.md", "outside the repo")
+	mk("repo/.git/HEAD", "ref")
+	mk("repo/AGENTS.md", "root agents")
+	mk("repo/WIELD.md", "root wield (shadowed)")
+	mk("repo/a/WIELD.md", "a wield")
+	mk("repo/a/b/c/.keep", "")
+	mk("repo/a/b/AGENTS.md", strings.Repeat("x", MaxInstructionBytes+10))
+	docs, err := FindInstructions(filepath.Join(top, "repo", "a", "b", "c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range docs {
+		rel, _ := filepath.Rel(top, d.Path)
+		got = append(got, rel+"="+d.Content[:min(len(d.Content), 12)])
+	}
+	want := []string{"repo/AGENTS.md=root agents", "repo/a/WIELD.md=a wield", "repo/a/b/AGENTS.md=xxxxxxxxxxxx"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("FindInstructions (-want +got):\n%s", diff)
+	}
+	if !strings.HasSuffix(docs[2].Content, "[cut at 32768 bytes]\n") {
+		t.Errorf("a long instruction file is not cut")
+	}
+}
+
+func TestReadReferences(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("fresh"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	docs := ReadReferences(root, []string{"a.txt", "missing.txt", "../escape.txt"})
+	if docs[0].Content != "fresh" || !strings.HasPrefix(docs[1].Content, "(cannot read:") || !strings.HasPrefix(docs[2].Content, "(cannot read:") {
+		t.Errorf("ReadReferences = %+v", docs)
+	}
+}
