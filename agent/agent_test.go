@@ -239,4 +239,3 @@ func TestNew_RequiresProviderAndRunner(t *testing.T) {
 		t.Errorf("New without runner = %v", err)
 	}
 }
-
