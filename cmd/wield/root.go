@@ -49,6 +49,8 @@ Tools come from wield itself and from declared-tool files: JSON files in
 	pf.StringArrayVar(&g.toolsFile, "tools-file", nil, "load declared tools from this JSON `file` (repeatable)")
 	pf.BoolVarP(&g.verbose, "verbose", "v", false, "log details to stderr")
 	root.AddCommand(
+		newRunCommand(g),
+		newChatCommand(g),
 		newCallCommand(g),
 		newToolsCommand(g),
 		newVersionCommand(g),

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// runConfig is what `wield run` and `wield chat` need to reach a model.
+// Sources, strongest first: flags, the environment (WIELD_MODEL,
+// OPENAI_BASE_URL, OPENAI_API_KEY), the workspace's .wield/config.json, the
+// user's ~/.config/wield/config.json.
+type runConfig struct {
+	Model        string   `json:"model,omitempty"`
+	BaseURL      string   `json:"base_url,omitempty"`
+	APIKey       string   `json:"api_key,omitempty"`
+	MaxRounds    int      `json:"max_rounds,omitempty"`
+	Tools        []string `json:"tools,omitempty"`
+	SystemPrompt string   `json:"system_prompt,omitempty"`
+}
+
+// merge fills the zero fields of c from o.
+func (c *runConfig) merge(o runConfig) {
+	if c.Model == "" {
+		c.Model = o.Model
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = o.BaseURL
+	}
+	if c.APIKey == "" {
+		c.APIKey = o.APIKey
+	}
+	if c.MaxRounds == 0 {
+		c.MaxRounds = o.MaxRounds
+	}
+	if c.Tools == nil {
+		c.Tools = o.Tools
+	}
+	if c.SystemPrompt == "" {
+		c.SystemPrompt = o.SystemPrompt
+	}
+}
+
+// loadRunConfig merges flags over the environment over the config files.
+func loadRunConfig(flags runConfig, ws string, getenv func(string) string) (runConfig, error) {
+	c := flags
+	c.merge(runConfig{Model: getenv("WIELD_MODEL"), BaseURL: getenv("OPENAI_BASE_URL"), APIKey: getenv("OPENAI_API_KEY")})
+	files := []string{filepath.Join(ws, ".wield", "config.json")}
+	if dir, err := os.UserConfigDir(); err == nil {
+		files = append(files, filepath.Join(dir, "wield", "config.json"))
+	}
+	for _, f := range files {
+		fc, err := readConfigFile(f)
+		if err != nil {
+			return c, err
+		}
+		c.merge(fc)
+	}
+	return c, nil
+}
+
+func readConfigFile(path string) (runConfig, error) {
+	var c runConfig
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return c, fmt.Errorf("config: %w", err)
+	}
+	if err := json.Unmarshal(data, &c); err != nil {
+		return c, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// noModelHelp says how to configure a model.
+const noModelHelp = `no model configured. Choose one of:
+
+  an OpenAI-compatible endpoint:
+    export WIELD_MODEL=gpt-4.1-mini OPENAI_API_KEY=sk-...
+
+  a local model with Ollama (https://ollama.com):
+    ollama pull qwen3
+    export WIELD_MODEL=qwen3 OPENAI_BASE_URL=http://127.0.0.1:11434/v1
+
+  or the same keys in .wield/config.json of the workspace, or in
+  ~/.config/wield/config.json:
+    {"model": "qwen3", "base_url": "http://127.0.0.1:11434/v1"}
+
+  Flags --model and --base-url override all of these; --replay FILE plays a
+  scripted model instead.`

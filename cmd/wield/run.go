@@ -1,0 +1,317 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wieldhq/wield/agent"
+	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/replay"
+	"github.com/wieldhq/wield/tool"
+)
+
+// runFlags are the flags `wield run` and `wield chat` share.
+type runFlags struct {
+	cfg       runConfig
+	tools     string
+	replay    string
+	sessionID string
+	newSess   bool
+	json      bool
+}
+
+func (f *runFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.cfg.Model, "model", "", "model `name` (default: $WIELD_MODEL or the config files)")
+	fl.StringVar(&f.cfg.BaseURL, "base-url", "", "OpenAI-compatible endpoint `URL` (default: $OPENAI_BASE_URL or OpenAI)")
+	fl.IntVar(&f.cfg.MaxRounds, "max-rounds", 0, "stop after `N` model calls (default 10)")
+	fl.StringVar(&f.tools, "tools", "", "comma-separated `list` of tools to offer (default: all; 'prefix*' matches a family)")
+	fl.StringVar(&f.replay, "replay", "", "play the scripted model in this JSON Lines `file` instead of calling one")
+	fl.StringVar(&f.sessionID, "session", "", "continue the session with this `id`")
+	fl.BoolVar(&f.newSess, "new", false, "start a new session (the default)")
+	fl.BoolVar(&f.json, "json", false, "print the run's events as JSON lines on stdout")
+}
+
+// runEnv is what a run needs, built once per command.
+type runEnv struct {
+	agent   *agent.Agent
+	session agent.Session
+	close   func() error
+}
+
+func (g *globals) setupRun(ctx context.Context, f *runFlags, onEvent func(agent.Event)) (*runEnv, error) {
+	ws, err := g.workspace()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := loadRunConfig(f.cfg, ws, os.Getenv)
+	if err != nil {
+		return nil, &exitError{exitUsage, err}
+	}
+	var provider llm.Provider
+	if f.replay != "" {
+		if provider, err = replay.Load(f.replay); err != nil {
+			return nil, &exitError{exitUsage, err}
+		}
+	} else {
+		if cfg.Model == "" {
+			return nil, &exitError{exitUsage, errors.New(noModelHelp)}
+		}
+		if provider, err = newProvider(cfg, g); err != nil {
+			return nil, &exitError{exitUsage, err}
+		}
+	}
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := g.registry(ws)
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	if list := splitList(f.tools, cfg.Tools); len(list) > 0 {
+		if reg, err = reg.Filter(list); err != nil {
+			root.Close()
+			return nil, &exitError{exitUsage, fmt.Errorf("--tools: %w", err)}
+		}
+	}
+	instructions, err := agent.FindInstructions(ws)
+	if err != nil {
+		g.logger().Warn("project instructions", "err", err)
+	}
+	sess, closeSession, err := g.openSession(ctx, ws, f)
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	a, err := agent.New(agent.Config{
+		Provider:      provider,
+		Model:         cfg.Model,
+		Runner:        tool.NewRunner(reg, nil),
+		RunnerOptions: &tool.RunnerOptions{Logger: g.logger()},
+		Name:          "wield",
+		SystemPrompt:  cfg.SystemPrompt,
+		Instructions:  instructions,
+		Root:          root,
+		MaxRounds:     cfg.MaxRounds,
+		OnEvent:       onEvent,
+		Logger:        g.logger(),
+	})
+	if err != nil {
+		closeSession()
+		root.Close()
+		return nil, err
+	}
+	return &runEnv{agent: a, session: sess, close: func() error {
+		return errors.Join(closeSession(), root.Close())
+	}}, nil
+}
+
+// openSession returns the session a run works in. Until sessions are
+// journaled, every run works in a session held in memory.
+func (g *globals) openSession(_ context.Context, _ string, f *runFlags) (agent.Session, func() error, error) {
+	id := f.sessionID
+	if id == "" {
+		id = "run-" + time.Now().UTC().Format("20060102-150405")
+	}
+	return agent.NewMemorySession(id), func() error { return nil }, nil
+}
+
+func splitList(flag string, fallback []string) []string {
+	if flag == "" {
+		return fallback
+	}
+	var out []string
+	for p := range strings.SplitSeq(flag, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func newRunCommand(g *globals) *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run [flags] TASK",
+		Short: "work a task with a model and tools",
+		Long: `Run gives TASK to a model together with wield's tools and works it to the
+end: the model calls tools, wield runs them (validated, bounded, in parallel
+where safe) and feeds the results back, until the model answers, the round
+limit is reached or a loop is detected. TASK is read from standard input when
+it is - or absent.
+
+The answer streams to standard output; on a terminal, tool calls and their
+timings are shown on standard error. With -json, standard output carries the
+run's events as JSON lines instead.
+
+The model is any OpenAI-compatible endpoint. Flags beat the environment
+(WIELD_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY), which beats .wield/config.json
+in the workspace, which beats ~/.config/wield/config.json. With -replay FILE
+a scripted model (see package llm/replay) plays instead, for demos and tests.
+
+See also: wield chat, wield tools.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			task, err := readTask(g.stdin, args)
+			if err != nil {
+				return &exitError{exitUsage, err}
+			}
+			out := newRunPrinter(g, f.json)
+			env, err := g.setupRun(cmd.Context(), f, out.event)
+			if err != nil {
+				return err
+			}
+			defer env.close()
+			outcome, err := env.agent.Run(cmd.Context(), env.session, task)
+			out.finish(outcome)
+			if err != nil {
+				return &exitError{exitToolFailure, err}
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func newChatCommand(g *globals) *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "chat [flags]",
+		Short: "talk with the agent, one task per line",
+		Long: `Chat reads tasks from standard input, one per line, and works each in the
+same session, so every task sees the ones before it. An empty line is
+skipped; end the input (Ctrl-D) to stop.
+
+It takes the same flags as wield run.
+
+See also: wield run.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out := newRunPrinter(g, f.json)
+			env, err := g.setupRun(cmd.Context(), f, out.event)
+			if err != nil {
+				return err
+			}
+			defer env.close()
+			sc := bufio.NewScanner(g.stdin)
+			sc.Buffer(nil, 1<<20)
+			for {
+				if !f.json && out.interactive {
+					fmt.Fprint(g.stderr, "> ")
+				}
+				if !sc.Scan() {
+					return sc.Err()
+				}
+				task := strings.TrimSpace(sc.Text())
+				if task == "" {
+					continue
+				}
+				outcome, err := env.agent.Run(cmd.Context(), env.session, task)
+				out.finish(outcome)
+				if err != nil {
+					if cmd.Context().Err() != nil {
+						return &exitError{exitToolFailure, err}
+					}
+					fmt.Fprintf(g.stderr, "wield: %v\n", err)
+				}
+			}
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func readTask(stdin io.Reader, args []string) (string, error) {
+	if len(args) == 1 && args[0] != "-" {
+		return args[0], nil
+	}
+	b, err := io.ReadAll(io.LimitReader(stdin, 1<<20))
+	if err != nil {
+		return "", fmt.Errorf("reading the task: %w", err)
+	}
+	task := strings.TrimSpace(string(b))
+	if task == "" {
+		return "", errors.New("no task: give it as an argument or on standard input")
+	}
+	return task, nil
+}
+
+// runPrinter shows a run: the answer on stdout, progress on stderr when it
+// is a terminal, or every event as JSON.
+type runPrinter struct {
+	g           *globals
+	json        bool
+	interactive bool
+	enc         *json.Encoder
+	wroteText   bool
+}
+
+func newRunPrinter(g *globals, asJSON bool) *runPrinter {
+	p := &runPrinter{g: g, json: asJSON, interactive: isTerminal(g.stderr)}
+	if asJSON {
+		p.enc = json.NewEncoder(g.stdout)
+	}
+	return p
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func (p *runPrinter) event(e agent.Event) {
+	if p.json {
+		_ = p.enc.Encode(e)
+		return
+	}
+	switch e.Kind {
+	case agent.EventText:
+		io.WriteString(p.g.stdout, e.Text)
+		p.wroteText = true
+	case agent.EventToolStarted:
+		if p.interactive {
+			fmt.Fprintf(p.g.stderr, "\r\033[2m… %s\033[0m\n", e.Call.Tool)
+		}
+	case agent.EventToolFinished:
+		if p.interactive {
+			mark := "✓"
+			if e.Call.Result != nil && !e.Call.Result.Success {
+				mark = "✗"
+			}
+			fmt.Fprintf(p.g.stderr, "\033[2m%s %s %v\033[0m\n", mark, e.Call.Tool, e.Call.Duration.Round(time.Millisecond/10))
+		}
+	}
+}
+
+func (p *runPrinter) finish(o *agent.Outcome) {
+	if p.json || o == nil {
+		return
+	}
+	if !p.wroteText && o.Text != "" {
+		io.WriteString(p.g.stdout, o.Text)
+		p.wroteText = true
+	}
+	if p.wroteText {
+		io.WriteString(p.g.stdout, "\n")
+	}
+	p.wroteText = false
+	if o.Reason != agent.StopAnswer && o.Note != "" {
+		fmt.Fprintf(p.g.stderr, "wield: %s\n", o.Note)
+	}
+}
