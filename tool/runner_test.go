@@ -236,16 +236,15 @@ func TestRunner_Cancellation(t *testing.T) {
 func TestRunner_RecoversPanics(t *testing.T) {
 	for _, inline := range []bool{false, true} {
 		boom := textTool("boom", Spec{}, func(ctx context.Context, c *Call, in pathInput) (Result, error) {
-			var m map[string]int
-			m[in.Path]++ // nil map write
-			return Text("unreachable"), nil
+			var p *pathInput
+			return Text(p.Path), nil // nil pointer dereference
 		})
 		r := NewRunner(mustRegistry(t, boom), &RunnerOptions{Inline: inline})
 		res, err := r.Call(t.Context(), Call{}, Request{Name: "boom", Arguments: json.RawMessage(`{"path":"x"}`)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Success || !strings.Contains(res.Error, "tool boom panicked: assignment to entry in nil map") {
+		if res.Success || !strings.Contains(res.Error, "tool boom panicked: runtime error: invalid memory address or nil pointer dereference") {
 			t.Errorf("inline=%v: Error = %q, want the panic message", inline, res.Error)
 		}
 		if !strings.Contains(res.Error, "runner_test.go") {

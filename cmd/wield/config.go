@@ -93,3 +93,8 @@ const noModelHelp = `no model configured. Choose one of:
 
   Flags --model and --base-url override all of these; --replay FILE plays a
   scripted model instead.`
+
+// helpError is an error whose text is a paragraph of help.
+type helpError string
+
+func (e helpError) Error() string { return string(e) }

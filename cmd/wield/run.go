@@ -64,7 +64,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, onEvent func(agent.
 		}
 	} else {
 		if cfg.Model == "" {
-			return nil, &exitError{exitUsage, errors.New(noModelHelp)}
+			return nil, &exitError{exitUsage, helpError(noModelHelp)}
 		}
 		if provider, err = newProvider(cfg, g); err != nil {
 			return nil, &exitError{exitUsage, err}
