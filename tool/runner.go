@@ -96,6 +96,15 @@ type RunnerOptions struct {
 	OnEvent func(Event)
 	// Recorder, if set, records calls and results; see [Recorder].
 	Recorder Recorder
+	// Gate, if set, decides whether each call may run; see [Gate].
+	Gate Gate
+	// Approver answers the gate's Ask verdicts. When it is nil, Ask means
+	// Deny ("needs approval, and nobody can give it here"), unless
+	// PauseForApproval is set.
+	Approver Approver
+	// PauseForApproval leaves calls the gate asks about pending instead of
+	// denying them: [Runner.Run] returns an *[ApprovalError] listing them.
+	PauseForApproval bool
 }
 
 // A Runner validates and executes tool calls. It is safe for concurrent
@@ -153,9 +162,11 @@ func (r *Runner) Registry() *Registry { return r.reg }
 // cancelled, running calls are cancelled and calls not yet started get a
 // "cancelled" result.
 //
-// The error is non-nil only for a fault that must stop the run: the
-// Recorder failed or a tool returned an error marked with [Fatal]. The
-// results are complete even then.
+// The error is non-nil for a fault that must stop the run (the Recorder
+// failed or a tool returned an error marked with [Fatal]; the results are
+// complete even then), or, with PauseForApproval, an *[ApprovalError] for
+// calls that await approval (their results say "awaiting approval" and are
+// not recorded).
 func (r *Runner) Run(ctx context.Context, tmpl Call, reqs []Request) ([]Result, error) {
 	calls := make([]Call, len(reqs))
 	for i := range reqs {
@@ -168,6 +179,7 @@ func (r *Runner) Run(ctx context.Context, tmpl Call, reqs []Request) ([]Result, 
 		calls[i].emit = r.emit
 	}
 	var faults []error
+	var pending []PendingCall
 	if rec := r.opts.Recorder; rec != nil {
 		for i := range calls {
 			if err := rec.RecordCall(ctx, &calls[i], reqs[i].Arguments); err != nil {
@@ -188,14 +200,22 @@ func (r *Runner) Run(ctx context.Context, tmpl Call, reqs []Request) ([]Result, 
 		} else {
 			r.runParallel(ctx, calls[start:end], reqs[start:end], results[start:end], &faults)
 		}
-		if rec := r.opts.Recorder; rec != nil {
-			for i := start; i < end; i++ {
+		for i := start; i < end; i++ {
+			if p, ok := results[i].Data.(errPending); ok {
+				pending = append(pending, p.call)
+				results[i] = Result{Error: p.Error()}
+				continue
+			}
+			if rec := r.opts.Recorder; rec != nil {
 				if err := rec.RecordResult(ctx, &calls[i], results[i]); err != nil {
 					faults = append(faults, fmt.Errorf("record result of %s: %w", calls[i].ID, err))
 				}
 			}
 		}
 		start = end
+	}
+	if len(pending) > 0 {
+		faults = append(faults, &ApprovalError{Calls: pending})
 	}
 	return results, errors.Join(faults...)
 }
@@ -250,6 +270,43 @@ func (r *Runner) emit(e Event) {
 	r.opts.OnEvent(e)
 }
 
+// gate applies the gate (and the approver) to a validated call. It returns
+// the tool and arguments to run, errPending, or an error saying why the call
+// may not run.
+func (r *Runner) gate(ctx context.Context, c *Call, t *Tool, args json.RawMessage, req Request, faults *[]error) (*Tool, json.RawMessage, error) {
+	d := r.opts.Gate.Decide(ctx, c, t, args)
+	if d.Verdict == Ask {
+		switch {
+		case r.opts.Approver != nil:
+			d = r.opts.Approver.Approve(ctx, c, t, args, d)
+		case r.opts.PauseForApproval:
+			return nil, nil, errPending{PendingCall{ID: c.ID, Tool: t.Name(), Arguments: args, Reason: d.Reason}}
+		default:
+			d = Decision{Verdict: Deny, Reason: "needs approval, which cannot be given here (no one to ask): " + d.Reason}
+		}
+	}
+	switch d.Verdict {
+	case Allow:
+	case Deny:
+		msg := "denied"
+		if d.Reason != "" {
+			msg += ": " + d.Reason
+		}
+		return nil, nil, errors.New(msg)
+	default:
+		return nil, nil, fmt.Errorf("denied: the policy gave no clear verdict (%q)", d.Verdict)
+	}
+	if d.Args != nil {
+		req.Arguments = d.Args
+		nt, nargs, err := r.Check(req)
+		if err != nil {
+			return nil, nil, fmt.Errorf("the arguments rewritten by a hook are invalid: %w", err)
+		}
+		return nt, nargs, nil
+	}
+	return t, args, nil
+}
+
 // Check looks up the tool req names and validates its arguments without
 // running anything. It returns the tool and the arguments to pass (empty
 // arguments become {}), or an error the model can act on: a
@@ -289,6 +346,9 @@ func (r *Runner) Call(ctx context.Context, tmpl Call, req Request) (Result, erro
 	}
 	var faults []error
 	res := r.call(ctx, c, req, &faults)
+	if p, ok := res.Data.(errPending); ok {
+		return Result{Error: p.Error()}, &ApprovalError{Calls: []PendingCall{p.call}}
+	}
 	if rec != nil {
 		if err := rec.RecordResult(ctx, c, res); err != nil {
 			faults = append(faults, fmt.Errorf("record result of %s: %w", c.ID, err))
@@ -323,6 +383,15 @@ func (r *Runner) execute(ctx context.Context, c *Call, req Request, faults *[]er
 		return Failure("cancelled before it started: " + causeText(ctx))
 	}
 	t, args, err := r.Check(req)
+	if err == nil && r.opts.Gate != nil {
+		t, args, err = r.gate(ctx, c, t, args, req, faults)
+		if _, ok := err.(errPending); ok {
+			return Result{Error: err.Error(), Data: err}
+		}
+		if err != nil {
+			return Failure(err.Error())
+		}
+	}
 	if err != nil {
 		res := Failure(err.Error())
 		if ve, ok := errors.AsType[*schema.ValidationError](err); ok {
