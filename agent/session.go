@@ -19,6 +19,9 @@ type Session interface {
 	ID() string
 	// History returns the committed conversation, oldest first.
 	History() []llm.Message
+	// Pool returns the open transaction's messages, oldest first: the task,
+	// then responses and tool results. It is empty when none is open.
+	Pool() []llm.Message
 	// Begin opens a transaction (the pool) with the user's task.
 	Begin(ctx context.Context, task string) error
 	// RecordResponse appends a model response to the pool.
@@ -82,6 +85,13 @@ func (s *MemorySession) History() []llm.Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.history)
+}
+
+// Pool returns a copy of the open transaction's messages.
+func (s *MemorySession) Pool() []llm.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.pool)
 }
 
 // Begin opens the pool with the task.
