@@ -15,7 +15,9 @@ type input struct {
 
 func TestCheck(t *testing.T) {
 	good := tool.New(tool.Spec{Name: "good", Description: "Say text.", Annotations: tool.Annotations{ReadOnly: true}},
-		func(_ context.Context, _ *tool.Call, in input) (tool.Result, error) { return tool.Text(strings.Repeat(in.Text, 10_000)), nil })
+		func(_ context.Context, _ *tool.Call, in input) (tool.Result, error) {
+			return tool.Text(strings.Repeat(in.Text, 10_000)), nil
+		})
 	if err := Check(t.Context(), good, Cases{Valid: []string{`{"text":"a"}`}, Invalid: []string{`{}`}, Run: true}); err != nil {
 		t.Errorf("Check(good) = %v, want nil", err)
 	}
