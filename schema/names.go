@@ -1,14 +1,19 @@
 package schema
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"sync"
 )
 
+// MaxNameLength is the longest tool name providers accept.
+const MaxNameLength = 64
+
 // Names maps tool names to names a provider accepts, and back. Providers
-// allow only [A-Za-z0-9_-] and at most 64 characters; a name like
-// "math.factorial" becomes "math_factorial". A Names is safe for concurrent
-// use. Its zero value is ready to use.
+// allow only [A-Za-z0-9_-] and at most [MaxNameLength] characters: a name
+// like "math.factorial" becomes "math_factorial". A Names is safe for
+// concurrent use; its zero value is ready to use.
 type Names struct {
 	mu       sync.Mutex
 	toWire   map[string]string
@@ -16,8 +21,8 @@ type Names struct {
 }
 
 // Add returns the provider-legal form of name and remembers the mapping.
-// It returns an error when two different names would map to the same
-// provider name.
+// Two different names that would reach the provider as the same name are
+// an error naming both: the mapping never depends on the order of Add calls.
 func (n *Names) Add(name string) (string, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -45,7 +50,9 @@ func (n *Names) Original(wire string) (string, bool) {
 }
 
 // SanitizeName returns name with every character outside [A-Za-z0-9_-]
-// replaced by '_', cut to 64 characters.
+// replaced by '_'. A result longer than [MaxNameLength] is cut and ends in
+// '_' and eight hex digits of the SHA-256 of the original name, so that
+// distinct long names stay distinct.
 func SanitizeName(name string) string {
 	b := []byte(name)
 	for i, c := range b {
@@ -53,8 +60,13 @@ func SanitizeName(name string) string {
 			b[i] = '_'
 		}
 	}
-	if len(b) > 64 {
-		b = b[:64]
+	if len(b) == 0 {
+		return "_"
+	}
+	if len(b) > MaxNameLength {
+		sum := sha256.Sum256([]byte(name))
+		b = append(b[:MaxNameLength-9], '_')
+		b = append(b, hex.EncodeToString(sum[:4])...)
 	}
 	return string(b)
 }
