@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
 
 	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -211,10 +213,41 @@ func collect(ve *jsonschema.ValidationError, out *[]Violation) {
 	}
 }
 
-// kindMessage renders one leaf error. The library's English messages are
-// already plain ("missing property 'x'", "got string, want integer").
+// kindMessage renders one leaf error in plain words. The library's English
+// is kept where it is already plain ("missing property 'x'", "got string,
+// want integer"); bounds are reworded into sentences.
 func kindMessage(k jsonschema.ErrorKind) string {
+	switch k := k.(type) {
+	case *kind.Minimum:
+		return fmt.Sprintf("must be at least %s, got %s", ratString(k.Want), ratString(k.Got))
+	case *kind.Maximum:
+		return fmt.Sprintf("must be at most %s, got %s", ratString(k.Want), ratString(k.Got))
+	case *kind.MinLength:
+		return fmt.Sprintf("must be at least %d characters long, got %d", k.Want, k.Got)
+	case *kind.MaxLength:
+		return fmt.Sprintf("must be at most %d characters long, got %d", k.Want, k.Got)
+	case *kind.MinItems:
+		return fmt.Sprintf("must have at least %d items, got %d", k.Want, k.Got)
+	case *kind.MaxItems:
+		return fmt.Sprintf("must have at most %d items, got %d", k.Want, k.Got)
+	case *kind.AdditionalProperties:
+		quoted := make([]string, len(k.Properties))
+		for i, p := range k.Properties {
+			quoted[i] = strconv.Quote(p)
+		}
+		return "unknown properties " + strings.Join(quoted, ", ") + " (not in the schema; remove them or check their spelling)"
+	}
 	return k.LocalizedString(printer)
+}
+
+func ratString(r *big.Rat) string {
+	if r == nil {
+		return "?"
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	return r.FloatString(6)
 }
 
 func pointer(loc []string) string {

@@ -1,0 +1,125 @@
+package schema
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const fileSchema = `{"type":"object","properties":{
+  "path":{"type":"string","minLength":1},
+  "limit":{"type":"integer","minimum":1,"maximum":2000},
+  "mode":{"type":"string","enum":["fast","slow"]},
+  "tags":{"type":"array","items":{"type":"string"},"maxItems":2},
+  "opts":{"type":"object","properties":{"deep":{"type":"boolean"}},"required":["deep"],"additionalProperties":false}},
+ "required":["path"],"additionalProperties":false}`
+
+func TestValidate_Messages(t *testing.T) {
+	s := MustCompile([]byte(fileSchema))
+	tests := []struct {
+		name string
+		doc  string
+		want []Violation
+	}{
+		{"valid", `{"path":"a","limit":5,"mode":"fast","tags":["x"],"opts":{"deep":true}}`, nil},
+		{"missing required", `{}`, []Violation{{"", "missing property 'path'"}}},
+		{"wrong type", `{"path":3}`, []Violation{{"/path", "got number, want string"}}},
+		{"unknown property", `{"path":"a","pth":1}`, []Violation{{"", `unknown properties "pth" (not in the schema; remove them or check their spelling)`}}},
+		{"enum", `{"path":"a","mode":"medium"}`, []Violation{{"/mode", "value must be one of 'fast', 'slow'"}}},
+		{"bounds", `{"path":"","limit":0}`, []Violation{{"/limit", "must be at least 1, got 0"}, {"/path", "must be at least 1 characters long, got 0"}}},
+		{"nested", `{"path":"a","tags":["x",1,"z"],"opts":{}}`, []Violation{
+			{"/opts", "missing property 'deep'"}, {"/tags", "must have at most 2 items, got 3"}, {"/tags/1", "got number, want string"}}},
+		{"not JSON", `{"path":`, []Violation{{"", "arguments are not valid JSON: unexpected EOF"}}},
+		{"trailing data", `{"path":"a"} {}`, []Violation{{"", "arguments are not valid JSON: unexpected data after the JSON value"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := s.Validate([]byte(tt.doc))
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("Validate(%s) = %v, want nil", tt.doc, err)
+				}
+				return
+			}
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("Validate(%s) = %v, want a *ValidationError", tt.doc, err)
+			}
+			if diff := cmp.Diff(tt.want, ve.Violations); diff != "" {
+				t.Errorf("violations (-want +got):\n%s", diff)
+			}
+		})
+	}
+	err := s.Validate([]byte(`{"path":3,"extra":1}`))
+	want := "invalid arguments (2 problems):\n- at the top level: unknown properties \"extra\" (not in the schema; remove them or check their spelling)\n- at /path: got number, want string"
+	if err == nil || err.Error() != want {
+		t.Errorf("Error() = %q, want %q", err, want)
+	}
+}
+
+func TestCompile_Errors(t *testing.T) {
+	deep := strings.Repeat(`{"items":`, 40) + `{}` + strings.Repeat(`}`, 40)
+	tricky := `{"description":"` + strings.Repeat(`[{\"`, 50) + `","type":"object"}`
+	tests := []struct {
+		name, schema string
+		opts         *CompileOptions
+		want         string
+	}{
+		{"not JSON", `{"type":`, nil, "schema is not valid JSON"},
+		{"bad keyword value", `{"type":"strng"}`, nil, "invalid schema"},
+		{"remote ref", `{"$ref":"https://example.com/s.json"}`, nil, "wield never fetches schemas"},
+		{"too deep", deep, nil, "nested 41 levels deep, at most 32 allowed"},
+		{"too large", `{"description":"` + strings.Repeat("x", 300<<10) + `"}`, nil, "at most 262144 allowed"},
+		{"custom limit", `{"properties":{"a":{"type":"string"}}}`, &CompileOptions{Limits: Limits{MaxDepth: 1}}, "nested 3 levels deep, at most 1 allowed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Compile([]byte(tt.schema), tt.opts)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Compile = %v, want %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := Compile([]byte(tricky), nil); err != nil {
+		t.Errorf("brackets inside strings count as nesting: %v", err)
+	}
+	if _, err := Compile([]byte(deep), nil); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("too deep: %v does not wrap ErrTooLarge", err)
+	}
+}
+
+func TestNames(t *testing.T) {
+	var n Names
+	long := strings.Repeat("mcp__server__", 6) + "tool"
+	long2 := strings.Repeat("mcp__server__", 6) + "tool2"
+	tests := []struct{ name, want string }{
+		{"read_file", "read_file"},
+		{"math.factorial", "math_factorial"},
+		{"mcp/github:issue", "mcp_github_issue"},
+	}
+	for _, tt := range tests {
+		got, err := n.Add(tt.name)
+		if err != nil || got != tt.want {
+			t.Errorf("Add(%q) = %q, %v; want %q", tt.name, got, err, tt.want)
+		}
+		if orig, ok := n.Original(got); !ok || orig != tt.name {
+			t.Errorf("Original(%q) = %q, %v; want %q", got, orig, ok, tt.name)
+		}
+	}
+	w1, _ := n.Add(long)
+	w2, _ := n.Add(long2)
+	if len(w1) != MaxNameLength || len(w2) != MaxNameLength || w1 == w2 {
+		t.Errorf("long names %q and %q: want distinct names of %d characters", w1, w2, MaxNameLength)
+	}
+	if again, _ := n.Add(long); again != w1 {
+		t.Errorf("Add is not stable: %q then %q", w1, again)
+	}
+	if _, err := n.Add("math_factorial"); err == nil || !strings.Contains(err.Error(), `"math.factorial" and "math_factorial" both become "math_factorial"`) {
+		t.Errorf("collision: %v", err)
+	}
+	if _, ok := n.Original("nope"); ok {
+		t.Errorf("Original of an unknown name reported true")
+	}
+}
