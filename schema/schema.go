@@ -60,6 +60,7 @@ type CompileOptions struct {
 type Schema struct {
 	raw      json.RawMessage
 	compiled *jsonschema.Schema
+	quick    *quickValidator // nil when the schema is outside its subset
 }
 
 // ErrTooLarge is returned (wrapped) by [Compile] when a schema is deeper or
@@ -111,7 +112,7 @@ func Compile(raw []byte, opts *CompileOptions) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid schema: %s", compileMessage(err))
 	}
-	return &Schema{raw: slices.Clone(raw), compiled: sch}, nil
+	return &Schema{raw: slices.Clone(raw), compiled: sch, quick: newQuickValidator(raw)}, nil
 }
 
 // MustCompile is like [Compile] but panics on error. It is for schemas
@@ -132,6 +133,9 @@ func (s *Schema) Raw() json.RawMessage { return s.raw }
 // a *[ValidationError] listing every violation, or an error saying that args
 // is not valid JSON.
 func (s *Schema) Validate(args []byte) error {
+	if s.quick != nil && s.quick.valid(args) {
+		return nil
+	}
 	v, err := decodeValue(args)
 	if err != nil {
 		return &ValidationError{Violations: []Violation{{Pointer: "", Message: "arguments are not valid JSON: " + jsonMessage(err)}}}

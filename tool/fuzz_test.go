@@ -6,44 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/wieldhq/wield/schema"
 )
-
-var quickSchemas = []string{
-	`{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":100},"force":{"type":"boolean"}},"required":["path"],"additionalProperties":false}`,
-	`{"type":"object","properties":{"mode":{"type":"string","enum":["a","b"]},"tags":{"type":"array","items":{"type":"string","minLength":1},"maxItems":3},"n":{"type":["number","null"]}}}`,
-	`{"type":"object","properties":{"o":{"type":"object","properties":{"x":{"type":"integer"}},"required":["x"],"additionalProperties":{"type":"string"}}},"required":["o"]}`,
-}
-
-// FuzzQuickValidator checks the quick path against the full validator: it
-// may only accept documents the full validator accepts.
-func FuzzQuickValidator(f *testing.F) {
-	docs := []string{`{"path":"a"}`, `{"path":"a","limit":5,"force":true}`, `{"path":"a","limit":0}`, `{"path":"a","limit":1.0}`,
-		`{"path":"a","path":"b"}`, `{"path":"\u0041"}`, `{"mode":"a","tags":["x","y"],"n":null}`, `{"tags":["x","y","z","w"]}`,
-		`{"o":{"x":1,"y":"s"}}`, `{"o":{"x":1,"y":2}}`, ` {"path":"a"} `, `{"path":"a"}x`, `{"limit":1e2,"path":""}`, `{"tags":[""]}`}
-	for i := range quickSchemas {
-		for _, d := range docs {
-			f.Add(uint8(i), []byte(d))
-		}
-	}
-	quick := make([]*quickValidator, len(quickSchemas))
-	full := make([]*schema.Schema, len(quickSchemas))
-	for i, s := range quickSchemas {
-		if quick[i] = newQuickValidator([]byte(s)); quick[i] == nil {
-			f.Fatalf("schema %d is outside the quick subset", i)
-		}
-		full[i] = schema.MustCompile([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, which uint8, doc []byte) {
-		i := int(which) % len(quickSchemas)
-		if quick[i].valid(doc) {
-			if err := full[i].Validate(doc); err != nil {
-				t.Fatalf("quick path accepted %q for schema %d, full validator says: %v", doc, i, err)
-			}
-		}
-	})
-}
 
 // FuzzRunnerArguments feeds arbitrary arguments through validation and
 // decoding: the runner must always return one result and never panic.

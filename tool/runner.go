@@ -323,10 +323,8 @@ func (r *Runner) Check(req Request) (*Tool, json.RawMessage, error) {
 	if len(args) > r.opts.MaxArgumentBytes {
 		return nil, nil, fmt.Errorf("arguments are %d bytes; at most %d are allowed: pass large content in smaller pieces", len(args), r.opts.MaxArgumentBytes)
 	}
-	if t.quick == nil || !t.quick.valid(args) {
-		if err := t.schema.Validate(args); err != nil {
-			return nil, nil, err
-		}
+	if err := t.schema.Validate(args); err != nil {
+		return nil, nil, err
 	}
 	return t, args, nil
 }

@@ -87,7 +87,6 @@ type Tool struct {
 	spec    Spec
 	schema  *schema.Schema
 	handler Handler
-	quick   *quickValidator // nil when the schema is outside its subset
 }
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.\-]{1,128}$`)
@@ -115,7 +114,7 @@ func NewRaw(spec Spec, h Handler) (*Tool, error) {
 		return nil, fmt.Errorf("tool %s: %w", spec.Name, err)
 	}
 	spec.InputSchema = sch.Raw()
-	return &Tool{spec: spec, schema: sch, handler: h, quick: newQuickValidator(spec.InputSchema)}, nil
+	return &Tool{spec: spec, schema: sch, handler: h}, nil
 }
 
 func checkName(name string) error {
