@@ -1,0 +1,71 @@
+// Package openai is an [llm.Provider] for the OpenAI chat completions API
+// and the many servers that speak it: OpenAI itself, Ollama, vLLM,
+// LM Studio, the llama.cpp server, OpenRouter, Groq, DeepSeek and others.
+//
+//	p, err := openai.New(openai.Config{
+//		BaseURL: "http://localhost:11434/v1", // Ollama; empty means OpenAI
+//		Model:   "qwen3:8b",
+//	})
+//	if err != nil { ... }
+//	resp, err := p.Stream(ctx, &llm.Request{Messages: msgs, Tools: defs}, func(e llm.Event) {
+//		if e.Kind == llm.EventText {
+//			fmt.Print(e.Text)
+//		}
+//	})
+//
+// # Requests
+//
+// Requests are built with the types of github.com/openai/openai-go/v3.
+// Tool schemas are sent in OpenAI's non-strict form ([schema.OpenAI]), and
+// tool names are rewritten to the names OpenAI accepts ([schema.Names]);
+// tool calls in the reply come back under wield's names. A request that
+// names no model uses [Config.Model]. max_tokens is sent as
+// max_completion_tokens to OpenAI itself, which rejects the older name, and
+// as max_tokens elsewhere, which every compatible server knows.
+//
+// # Replies
+//
+// Replies are streamed ("stream": true, with usage in a last chunk) unless
+// [Config.NoStream] is set; a server that answers a streaming request with
+// a whole application/json reply is understood too. The stream reader is
+// tolerant of what real servers send: keep-alive comments, "event:" lines,
+// CRLF or CR line endings, a missing final empty line, chunks with no
+// choices, usage only under x_groq, reasoning under "reasoning_content" or
+// "reasoning" (delivered as [llm.EventReasoning], never mixed into the
+// text), null content, tool-call arguments split across chunks, tool-call
+// indexes that start at 1, skip values or are missing, later deltas that
+// repeat the type or carry an empty id or name, and calls with no
+// arguments (given "{}").
+//
+// What cannot be read as a reply is an error that wraps [llm.ErrProtocol]:
+// a chunk that is not JSON, a stream that ends without a finish reason or
+// [DONE], a tool call without a name, or an unknown finish reason with
+// neither text nor tool calls. Arguments that are not valid JSON are passed
+// on unchanged, as [llm.ToolCall] asks, so the runner can tell the model
+// what was wrong. An error object inside the stream is an [*llm.APIError].
+//
+// # Failures and retries
+//
+// An error status is an [*llm.APIError] whose message says what to check:
+// the API key for 401 and 403, the model name and the URL used for 404.
+// Rate limits (429), server errors (5xx), 408, 409, timeouts and connection
+// failures are retried up to [Config.MaxRetries] times with exponential
+// backoff from [Config.RetryBase], honouring Retry-After and
+// retry-after-ms, but only while none of the reply has reached the event
+// handler: a reply is never shown twice. [Config.Timeout] bounds each wait
+// for the endpoint, not the length of a reply that keeps streaming.
+//
+// # Why the SDK's client is not used
+//
+// The package uses openai-go's request and response types but sends the
+// request with net/http and reads the event stream itself, for four
+// reasons. openai.NewClient reads OPENAI_BASE_URL, OPENAI_ADMIN_KEY,
+// OPENAI_ORG_ID and OPENAI_CUSTOM_HEADERS from the environment, and the
+// internal option that turns this off is not exported, so it could send an
+// admin key or headers meant for OpenAI to a local or third-party server.
+// Its retry policy has a fixed backoff, retries after a stream has begun
+// is not its concern, and it has no idle timeout for streams. Its stream
+// decoder treats a stream cut off mid-event like a complete one and does
+// not split lines on a lone CR. And its errors for a bad chunk carry no
+// position or data, where this package names the event and quotes it.
+package openai

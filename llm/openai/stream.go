@@ -1,0 +1,403 @@
+package openai
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	openaisdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/respjson"
+
+	"github.com/wieldhq/wield/llm"
+)
+
+// An sseReader reads the events of a text/event-stream body as the HTML
+// standard defines them: lines end in LF, CRLF or a lone CR; lines starting
+// with ':' are comments; "data" lines of one event are joined with LF; an
+// empty line ends the event. At the end of the body, a pending event is
+// returned too, for servers that omit the last empty line.
+type sseReader struct {
+	sc *bufio.Scanner
+}
+
+func newSSEReader(r io.Reader) *sseReader {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxResponseBody)
+	sc.Split(scanLines)
+	return &sseReader{sc: sc}
+}
+
+// next returns the type and data of the next event that has data. It returns
+// io.EOF at the end of the body.
+func (s *sseReader) next() (event string, data []byte, err error) {
+	var has bool
+	for s.sc.Scan() {
+		line := s.sc.Bytes()
+		if len(line) == 0 {
+			if has {
+				return event, bytes.TrimSuffix(data, []byte("\n")), nil
+			}
+			event = ""
+			continue
+		}
+		if line[0] == ':' {
+			continue // a comment, such as a keep-alive
+		}
+		name, value, _ := bytes.Cut(line, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
+		switch string(name) {
+		case "data":
+			data = append(data, value...)
+			data = append(data, '\n')
+			has = true
+		case "event":
+			event = string(value)
+		}
+	}
+	if err := s.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return "", nil, fmt.Errorf("%w: a stream line is longer than %d bytes", llm.ErrProtocol, maxResponseBody)
+		}
+		return "", nil, err
+	}
+	if has {
+		return event, bytes.TrimSuffix(data, []byte("\n")), nil
+	}
+	return "", nil, io.EOF
+}
+
+// scanLines is a [bufio.SplitFunc] for lines ending in LF, CRLF or CR.
+func scanLines(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	i := bytes.IndexAny(data, "\r\n")
+	switch {
+	case i < 0:
+		if atEOF && len(data) > 0 {
+			return len(data), data, nil
+		}
+		return 0, nil, nil
+	case data[i] == '\n':
+		return i + 1, data[:i], nil
+	case i+1 < len(data):
+		if data[i+1] == '\n' {
+			return i + 2, data[:i], nil
+		}
+		return i + 1, data[:i], nil
+	case atEOF:
+		return i + 1, data[:i], nil
+	default:
+		return 0, nil, nil // a CR at the end: an LF may follow
+	}
+}
+
+// readStream reads a streamed reply and assembles it.
+func readStream(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Response, error) {
+	a := newAssembler(names, handle)
+	sse := newSSEReader(r)
+	for n := 1; ; n++ {
+		event, data, err := sse.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		payload := bytes.TrimSpace(data)
+		if string(payload) == "[DONE]" {
+			a.done = true
+			break
+		}
+		if event == "error" {
+			return nil, streamError(payload)
+		}
+		if err := a.chunk(payload); err != nil {
+			return nil, fmt.Errorf("%w: stream event %d: %w", llm.ErrProtocol, n, err)
+		}
+		if a.err != nil {
+			return nil, a.err
+		}
+	}
+	return a.finish()
+}
+
+// readResponse reads a reply that came whole (application/json).
+func readResponse(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Response, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxResponseBody+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxResponseBody {
+		return nil, fmt.Errorf("%w: the reply is longer than %d bytes", llm.ErrProtocol, maxResponseBody)
+	}
+	a := newAssembler(names, handle)
+	a.done = true
+	if err := a.completion(bytes.TrimSpace(data)); err != nil {
+		return nil, fmt.Errorf("%w: %w", llm.ErrProtocol, err)
+	}
+	if a.err != nil {
+		return nil, a.err
+	}
+	return a.finish()
+}
+
+// An assembler builds a response from chunks of the first choice.
+type assembler struct {
+	names  *nameMap
+	handle func(llm.Event)
+
+	id, model string
+	text      strings.Builder
+	reasoning strings.Builder
+	calls     []*callState         // in the order they began
+	byIndex   map[int64]*callState // by the index the endpoint gave them
+	finishRaw string
+	usage     llm.Usage
+	done      bool  // the end marker was seen
+	err       error // an error object in the reply
+}
+
+// A callState is one tool call being assembled.
+type callState struct {
+	id, name string
+	args     strings.Builder
+}
+
+func newAssembler(names *nameMap, handle func(llm.Event)) *assembler {
+	if handle == nil {
+		handle = func(llm.Event) {}
+	}
+	return &assembler{names: names, handle: handle, byIndex: map[int64]*callState{}}
+}
+
+// chunk applies one streamed chat.completion.chunk.
+func (a *assembler) chunk(data []byte) error {
+	var c openaisdk.ChatCompletionChunk
+	if err := json.Unmarshal(data, &c); err != nil {
+		return fmt.Errorf("not a chat completion chunk: %w (data %q)", err, clip(string(data), 200))
+	}
+	if e, ok := c.JSON.ExtraFields["error"]; ok && isSet(e) {
+		a.err = streamError([]byte(e.Raw()))
+		return nil
+	}
+	a.meta(c.ID, c.Model)
+	if c.JSON.Usage.Valid() {
+		a.setUsage(c.Usage)
+	} else if g, ok := c.JSON.ExtraFields["x_groq"]; ok && isSet(g) {
+		var x struct {
+			Usage *openaisdk.CompletionUsage `json:"usage"`
+		}
+		if json.Unmarshal([]byte(g.Raw()), &x) == nil && x.Usage != nil {
+			a.setUsage(*x.Usage)
+		}
+	}
+	for _, ch := range c.Choices {
+		if ch.Index != 0 {
+			continue // only the first choice is used; wield never asks for more
+		}
+		d := ch.Delta
+		a.addReasoning(d.JSON.ExtraFields)
+		if d.JSON.Content.Valid() {
+			a.addText(d.Content)
+		}
+		if d.JSON.Refusal.Valid() {
+			a.addText(d.Refusal)
+		}
+		for _, tc := range d.ToolCalls {
+			index := int64(-1)
+			if tc.JSON.Index.Valid() {
+				index = tc.Index
+			}
+			a.addCall(index, tc.ID, tc.Function.Name, tc.Function.Arguments)
+		}
+		if ch.FinishReason != "" {
+			a.finishRaw = ch.FinishReason
+		}
+	}
+	return nil
+}
+
+// completion applies a whole chat.completion.
+func (a *assembler) completion(data []byte) error {
+	var c openaisdk.ChatCompletion
+	if err := json.Unmarshal(data, &c); err != nil {
+		return fmt.Errorf("not a chat completion: %w (data %q)", err, clip(string(data), 200))
+	}
+	if e, ok := c.JSON.ExtraFields["error"]; ok && isSet(e) {
+		a.err = streamError([]byte(e.Raw()))
+		return nil
+	}
+	if len(c.Choices) == 0 {
+		return errors.New("the reply has no choices")
+	}
+	a.meta(c.ID, c.Model)
+	if c.JSON.Usage.Valid() {
+		a.setUsage(c.Usage)
+	}
+	m := c.Choices[0].Message
+	a.addReasoning(m.JSON.ExtraFields)
+	a.addText(m.Content)
+	if m.JSON.Refusal.Valid() {
+		a.addText(m.Refusal)
+	}
+	for i, tc := range m.ToolCalls {
+		a.addCall(int64(i), tc.ID, tc.Function.Name, tc.Function.Arguments)
+	}
+	a.finishRaw = c.Choices[0].FinishReason
+	return nil
+}
+
+// isSet reports whether an optional field is present and not null.
+func isSet(f respjson.Field) bool { return f.Raw() != "" && f.Raw() != "null" }
+
+func (a *assembler) meta(id, model string) {
+	if a.id == "" {
+		a.id = id
+	}
+	if a.model == "" {
+		a.model = model
+	}
+}
+
+func (a *assembler) setUsage(u openaisdk.CompletionUsage) {
+	a.usage = llm.Usage{
+		InputTokens:     int(u.PromptTokens),
+		OutputTokens:    int(u.CompletionTokens),
+		ReasoningTokens: int(u.CompletionTokensDetails.ReasoningTokens),
+		CachedTokens:    int(u.PromptTokensDetails.CachedTokens),
+	}
+}
+
+func (a *assembler) addText(s string) {
+	if s == "" {
+		return
+	}
+	a.text.WriteString(s)
+	a.handle(llm.Event{Kind: llm.EventText, Text: s})
+}
+
+// addReasoning takes reasoning text from "reasoning_content" (DeepSeek,
+// Qwen, xAI, Kimi, vLLM) or, failing that, "reasoning" (Groq, OpenRouter,
+// newer vLLM): servers that send both send the same text twice.
+func (a *assembler) addReasoning(extra map[string]respjson.Field) {
+	for _, key := range []string{"reasoning_content", "reasoning"} {
+		f, ok := extra[key]
+		if !ok || !isSet(f) {
+			continue
+		}
+		var s string
+		if json.Unmarshal([]byte(f.Raw()), &s) != nil {
+			continue // not text, such as a structured reasoning object
+		}
+		if s != "" {
+			a.reasoning.WriteString(s)
+			a.handle(llm.Event{Kind: llm.EventReasoning, Text: s})
+		}
+		return
+	}
+}
+
+// addCall applies a tool-call delta. index is -1 when the delta has none.
+//
+// Endpoints differ in how they number calls: indexes may start at 1 or
+// skip values, some omit the index, some send parallel calls all at index
+// 0 with distinct ids, and later deltas may repeat the type or carry an
+// empty id or name. So: a delta without index continues the latest call
+// unless it brings a new id; a delta whose id differs from its index's
+// call starts a new call; an empty id or name never replaces one.
+func (a *assembler) addCall(index int64, id, name, args string) {
+	var c *callState
+	if index >= 0 {
+		c = a.byIndex[index]
+	} else if n := len(a.calls); n > 0 {
+		c = a.calls[n-1]
+	}
+	if c != nil && id != "" && c.id != "" && id != c.id {
+		c = nil
+	}
+	if c == nil {
+		if id == "" && name == "" && args == "" {
+			return // an empty delta that begins nothing
+		}
+		c = &callState{}
+		a.calls = append(a.calls, c)
+		if index >= 0 {
+			a.byIndex[index] = c
+		}
+	}
+	if c.id == "" {
+		c.id = id
+	}
+	switch {
+	case c.name == "":
+		c.name = name
+	case name != "" && name != c.name:
+		c.name += name // a name streamed in pieces
+	}
+	c.args.WriteString(args)
+}
+
+// finish checks the assembled reply and returns it.
+func (a *assembler) finish() (*llm.Response, error) {
+	if !a.done && a.finishRaw == "" {
+		return nil, fmt.Errorf("%w: the reply stream ended before the reply was complete (no finish reason and no [DONE])", llm.ErrProtocol)
+	}
+	msg := llm.Message{Role: llm.RoleAssistant, Content: a.text.String(), Reasoning: a.reasoning.String()}
+	for i, c := range a.calls {
+		if c.name == "" {
+			return nil, fmt.Errorf("%w: tool call %d has no function name", llm.ErrProtocol, i+1)
+		}
+		id := c.id
+		if id == "" {
+			id = "call_" + strconv.Itoa(i+1)
+			if a.id != "" {
+				id = "call_" + a.id + "_" + strconv.Itoa(i+1)
+			}
+		}
+		args := strings.TrimSpace(c.args.String())
+		if args == "" {
+			args = "{}" // an argument-less call
+		}
+		msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: id, Name: a.names.original(c.name), Arguments: json.RawMessage(args)})
+	}
+	switch finishKind(a.finishRaw) {
+	case finishError:
+		return nil, &llm.APIError{Status: 500, Message: fmt.Sprintf("the reply ended with finish reason %q", a.finishRaw)}
+	case finishUnknown:
+		if msg.Content == "" && len(msg.ToolCalls) == 0 {
+			return nil, fmt.Errorf("%w: the reply ended with the unknown finish reason %q and no text or tool calls", llm.ErrProtocol, a.finishRaw)
+		}
+	}
+	for i := range msg.ToolCalls {
+		a.handle(llm.Event{Kind: llm.EventToolCall, ToolCall: &msg.ToolCalls[i]})
+	}
+	return &llm.Response{ID: a.id, Model: a.model, Message: msg, FinishReason: a.finishRaw, Usage: a.usage}, nil
+}
+
+type finishClass int
+
+const (
+	finishNone finishClass = iota
+	finishNormal
+	finishError
+	finishUnknown
+)
+
+// finishKind classifies a finish reason. The known values are OpenAI's and
+// those OpenAI-compatible servers are seen to send.
+func finishKind(reason string) finishClass {
+	switch reason {
+	case "":
+		return finishNone
+	case "stop", "length", "tool_calls", "content_filter", "function_call",
+		"eos", "end_turn", "stop_sequence", "max_tokens", "model_length", "tool_use":
+		return finishNormal
+	case "error":
+		return finishError
+	default:
+		return finishUnknown
+	}
+}
