@@ -15,7 +15,7 @@ import (
 
 // statusError returns the [*llm.APIError] for an error status. body is the
 // start of the response body.
-func (p *Provider) statusError(res *http.Response, body []byte) error {
+func (p *Provider) statusError(res *http.Response, body []byte, model string) error {
 	e := &llm.APIError{Status: res.StatusCode, Message: errorMessage(body), RetryAfter: retryAfter(res.Header, time.Now())}
 	switch res.StatusCode {
 	case http.StatusUnauthorized, http.StatusForbidden:
@@ -25,7 +25,7 @@ func (p *Provider) statusError(res *http.Response, body []byte) error {
 			e.Message = joinMessage(e.Message, fmt.Sprintf("check OPENAI_API_KEY or the configured API key: %s did not accept it", p.Endpoint()))
 		}
 	case http.StatusNotFound:
-		e.Message = joinMessage(e.Message, fmt.Sprintf("the model name or the base URL is wrong (the request went to %s; the base URL usually ends in /v1)", p.Endpoint()))
+		e.Message = joinMessage(e.Message, fmt.Sprintf("the model %q or the base URL is wrong (the request went to %s; the base URL usually ends in /v1)", model, p.Endpoint()))
 	case http.StatusTooManyRequests:
 		e.Message = joinMessage(e.Message, "rate limited or out of quota")
 	default:
@@ -36,10 +36,15 @@ func (p *Provider) statusError(res *http.Response, body []byte) error {
 	return p.redact(e)
 }
 
-// errorMessage extracts the error text from an error response body. It
-// understands OpenAI's {"error": {"message": ...}}, the {"error": "..."}
-// that Ollama and others send, a top-level "message", and plain text.
+// errorMessage extracts the error text from an error response body, without
+// a final period. It understands OpenAI's {"error": {"message": ...}}, the
+// {"error": "..."} that Ollama and others send, a top-level "message" or
+// "detail", and plain text.
 func errorMessage(body []byte) string {
+	return strings.TrimSuffix(strings.TrimSpace(bodyMessage(body)), ".")
+}
+
+func bodyMessage(body []byte) string {
 	var v struct {
 		Error   json.RawMessage `json:"error"`
 		Message string          `json:"message"`
@@ -54,9 +59,7 @@ func errorMessage(body []byte) string {
 			return s
 		}
 		var obj struct {
-			Message string          `json:"message"`
-			Type    string          `json:"type"`
-			Code    json.RawMessage `json:"code"`
+			Message string `json:"message"`
 		}
 		if json.Unmarshal(v.Error, &obj) == nil && obj.Message != "" {
 			return obj.Message

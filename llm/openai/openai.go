@@ -153,8 +153,11 @@ func (p *Provider) Endpoint() string { return p.endpoint.Redacted() }
 // reached, wrap [llm.ErrProtocol] when its reply broke the protocol, and
 // are ctx.Err() when ctx ended first.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, handle func(llm.Event)) (*llm.Response, error) {
-	body, names, err := p.buildRequest(req)
+	c, err := p.buildRequest(req)
 	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	delivered := false
@@ -165,7 +168,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, handle func(llm
 		}
 	}
 	for attempt := 0; ; attempt++ {
-		resp, err := p.attempt(ctx, body, names, h)
+		resp, err := p.attempt(ctx, c, h)
 		if err == nil {
 			return resp, nil
 		}
@@ -178,14 +181,14 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, handle func(llm
 		}
 		if attempt >= p.cfg.MaxRetries {
 			if attempt > 0 {
-				apiErr.Message = joinMessage(apiErr.Message, fmt.Sprintf("gave up after %d attempts", attempt+1))
+				addNote(apiErr, fmt.Sprintf("gave up after %d attempts", attempt+1))
 			}
 			return nil, apiErr
 		}
 		wait := p.backoff(attempt)
 		if apiErr.RetryAfter > 0 {
 			if apiErr.RetryAfter > p.cfg.MaxRetryWait {
-				apiErr.Message = joinMessage(apiErr.Message, fmt.Sprintf("the endpoint asks to wait %v, longer than the %v allowed", apiErr.RetryAfter, p.cfg.MaxRetryWait))
+				addNote(apiErr, fmt.Sprintf("the endpoint asks to wait %v, longer than the %v allowed", apiErr.RetryAfter, p.cfg.MaxRetryWait))
 				return nil, apiErr
 			}
 			wait = apiErr.RetryAfter
@@ -221,14 +224,14 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 // attempt makes one request and reads its reply.
-func (p *Provider) attempt(ctx context.Context, body []byte, names *nameMap, handle func(llm.Event)) (*llm.Response, error) {
+func (p *Provider) attempt(ctx context.Context, c *call, handle func(llm.Event)) (*llm.Response, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	idle := &idleTimer{d: p.cfg.Timeout}
 	idle.t = time.AfterFunc(p.cfg.Timeout, func() { cancel(idle.err()) })
 	defer idle.t.Stop()
 
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint.String(), bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint.String(), bytes.NewReader(c.body))
 	if err != nil {
 		return nil, fmt.Errorf("openai: %w", err)
 	}
@@ -251,17 +254,21 @@ func (p *Provider) attempt(ctx context.Context, body []byte, names *nameMap, han
 	defer res.Body.Close()
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		data, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
-		return nil, p.statusError(res, data)
+		return nil, p.statusError(res, data, c.model)
 	}
 	r := &idleReader{r: res.Body, t: idle}
 	mediaType, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
 	var resp *llm.Response
 	if mediaType == "application/json" || p.cfg.NoStream && mediaType != "text/event-stream" {
-		resp, err = readResponse(r, names, handle)
+		resp, err = readResponse(r, c.names, handle)
 	} else {
-		resp, err = readStream(r, names, handle)
+		resp, err = readStream(r, c.names, handle)
 	}
 	if err != nil {
+		if errors.Is(err, errNoEvents) {
+			return nil, fmt.Errorf("%w: %s answered with no stream events (Content-Type %q); is that an OpenAI-compatible API?",
+				llm.ErrProtocol, p.Endpoint(), res.Header.Get("Content-Type"))
+		}
 		if _, ok := errors.AsType[*llm.APIError](err); ok || errors.Is(err, llm.ErrProtocol) {
 			return nil, p.redact(err)
 		}
@@ -281,7 +288,10 @@ func (p *Provider) transportError(ctx context.Context, err error) error {
 			return ctx.Err()
 		}
 	}
-	return &llm.APIError{Err: fmt.Errorf("%s: %w", p.Endpoint(), err)}
+	if _, ok := errors.AsType[*url.Error](err); !ok {
+		err = fmt.Errorf("%s: %w", p.Endpoint(), err)
+	}
+	return &llm.APIError{Err: err}
 }
 
 // redact removes the API key from err's message.
@@ -326,6 +336,15 @@ func (r *idleReader) Read(b []byte) (int, error) {
 		r.t.t.Reset(r.t.d)
 	}
 	return n, err
+}
+
+// addNote appends note to what e's Error method prints.
+func addNote(e *llm.APIError, note string) {
+	if e.Status == 0 && e.Err != nil {
+		e.Err = fmt.Errorf("%w; %s", e.Err, note)
+		return
+	}
+	e.Message = joinMessage(e.Message, note)
 }
 
 // joinMessage appends note to msg.

@@ -31,22 +31,28 @@ func (m *nameMap) original(wire string) string {
 	return wire
 }
 
-// buildRequest returns the JSON body for req and the tool-name mapping
-// used in it.
-func (p *Provider) buildRequest(req *llm.Request) ([]byte, *nameMap, error) {
+// A call is one request, ready to send.
+type call struct {
+	body  []byte   // the JSON request
+	names *nameMap // the tool names in it
+	model string
+}
+
+// buildRequest returns the call for req.
+func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	model := req.Model
 	if model == "" {
 		model = p.cfg.Model
 	}
 	if model == "" {
-		return nil, nil, errors.New("openai: no model named; set the model (for example gpt-4.1-mini, or a local model name for Ollama)")
+		return nil, errors.New("openai: no model named; set the model (for example gpt-4.1-mini, or a local model name for Ollama)")
 	}
 	names := &nameMap{}
 	params := openaisdk.ChatCompletionNewParams{Model: shared.ChatModel(model)}
 	for i, t := range req.Tools {
 		wire, err := names.wire(t.Name)
 		if err != nil {
-			return nil, nil, fmt.Errorf("openai: %w", err)
+			return nil, fmt.Errorf("openai: %w", err)
 		}
 		def := shared.FunctionDefinitionParam{Name: wire}
 		if t.Description != "" {
@@ -55,11 +61,11 @@ func (p *Provider) buildRequest(req *llm.Request) ([]byte, *nameMap, error) {
 		if len(bytes.TrimSpace(t.InputSchema)) > 0 {
 			raw, _, err := schema.OpenAI(t.InputSchema, false)
 			if err != nil {
-				return nil, nil, fmt.Errorf("openai: tool %d (%s): input schema: %w", i+1, t.Name, err)
+				return nil, fmt.Errorf("openai: tool %d (%s): input schema: %w", i+1, t.Name, err)
 			}
 			var ps shared.FunctionParameters
 			if err := json.Unmarshal(raw, &ps); err != nil {
-				return nil, nil, fmt.Errorf("openai: tool %d (%s): input schema: %w", i+1, t.Name, err)
+				return nil, fmt.Errorf("openai: tool %d (%s): input schema: %w", i+1, t.Name, err)
 			}
 			def.Parameters = ps
 		} else {
@@ -70,7 +76,7 @@ func (p *Provider) buildRequest(req *llm.Request) ([]byte, *nameMap, error) {
 	for i, m := range req.Messages {
 		msg, err := message(m, names)
 		if err != nil {
-			return nil, nil, fmt.Errorf("openai: message %d: %w", i+1, err)
+			return nil, fmt.Errorf("openai: message %d: %w", i+1, err)
 		}
 		params.Messages = append(params.Messages, msg)
 	}
@@ -92,9 +98,9 @@ func (p *Provider) buildRequest(req *llm.Request) ([]byte, *nameMap, error) {
 	}
 	body, err := json.Marshal(params)
 	if err != nil {
-		return nil, nil, fmt.Errorf("openai: encode request: %w", err)
+		return nil, fmt.Errorf("openai: encode request: %w", err)
 	}
-	return body, names, nil
+	return &call{body: body, names: names, model: model}, nil
 }
 
 // message converts one wield message.

@@ -94,6 +94,9 @@ func scanLines(data []byte, atEOF bool) (advance int, token []byte, err error) {
 	}
 }
 
+// errNoEvents is returned by readStream for a body without any event.
+var errNoEvents = fmt.Errorf("%w: the reply has no stream events", llm.ErrProtocol)
+
 // readStream reads a streamed reply and assembles it.
 func readStream(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Response, error) {
 	a := newAssembler(names, handle)
@@ -101,6 +104,9 @@ func readStream(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Respo
 	for n := 1; ; n++ {
 		event, data, err := sse.next()
 		if err == io.EOF {
+			if n == 1 {
+				return nil, errNoEvents
+			}
 			break
 		}
 		if err != nil {
