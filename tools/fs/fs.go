@@ -1,0 +1,48 @@
+package fs
+
+import (
+	"runtime"
+
+	"github.com/wieldhq/wield/tool"
+)
+
+// Config configures the file tools. The zero Config is ready to use: every
+// zero field means the default documented on it. Tools copy the Config they
+// are built from; changing it later has no effect.
+type Config struct {
+	// OutputBudget caps the bytes of text one call returns to the model;
+	// zero means DefaultOutputBudget, just under the runner's default output
+	// limit, so that nothing is cut by the runner in the middle. Every tool
+	// stops at the budget and says what it left out.
+	OutputBudget int
+	// GlobLimit caps the paths glob lists; zero means DefaultGlobLimit.
+	GlobLimit int
+	// Workers is the number of goroutines that walk and search directory
+	// trees in one call; zero means GOMAXPROCS.
+	Workers int
+	// ExcludePatterns are ignore patterns with the lowest precedence, as in
+	// git's core.excludesFile (whose lines the host may pass here; the tools
+	// read nothing outside the workspace themselves). Nil means none.
+	ExcludePatterns []string
+}
+
+// Defaults of [Config].
+const (
+	DefaultOutputBudget = tool.DefaultOutputLimit - 2_000
+	DefaultGlobLimit    = 1_000
+)
+
+// withDefaults returns c with its zero fields set to their defaults.
+func (c Config) withDefaults() Config {
+	if c.OutputBudget <= 0 {
+		c.OutputBudget = DefaultOutputBudget
+	}
+	if c.GlobLimit <= 0 {
+		c.GlobLimit = DefaultGlobLimit
+	}
+	if c.Workers <= 0 {
+		c.Workers = runtime.GOMAXPROCS(0)
+	}
+	c.ExcludePatterns = append([]string(nil), c.ExcludePatterns...)
+	return c
+}
