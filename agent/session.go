@@ -8,10 +8,12 @@ import (
 	"sync"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
 )
 
-// A Session is the state a run reads and writes. Its methods are called by
+// A Session is the state a run reads and writes. [*session.Session] is the
+// durable implementation; [MemorySession] keeps everything in memory. Its methods are called by
 // one run at a time; RecordCall and RecordResult may be called from the
 // runner's goroutines but never concurrently with each other for one batch.
 type Session interface {
@@ -47,15 +49,11 @@ type PromptContext interface {
 }
 
 // A Todo is one entry of a session's todo list.
-type Todo struct {
-	Title       string `json:"title"`
-	Description string `json:"description,omitempty"`
-	Status      string `json:"status"`
-}
+type Todo = session.Todo
 
 // Interrupted is the output given to a call that has no result when its
 // transaction is aborted.
-const Interrupted = "interrupted: the run stopped before this call finished"
+const Interrupted = session.Interrupted
 
 // MemorySession is a [Session] held in memory, for library users who keep
 // their own state and for tests. Its zero value is an empty session with id
@@ -205,3 +203,8 @@ func CloseCalls(msgs []llm.Message) []llm.Message {
 	}
 	return out
 }
+
+var (
+	_ Session       = (*session.Session)(nil)
+	_ PromptContext = (*session.Session)(nil)
+)

@@ -43,6 +43,12 @@ type Services interface {
 	Lookup(name string) any
 }
 
+// ServiceMap is a [Services] backed by a map from name to service.
+type ServiceMap map[string]any
+
+// Lookup returns the service registered under name, or nil.
+func (m ServiceMap) Lookup(name string) any { return m[name] }
+
 // An Invocation is one earlier call of the current run.
 type Invocation struct {
 	ID        string          `json:"id"`

@@ -1,0 +1,40 @@
+// Package session keeps wield's sessions: the single source of truth of a
+// run, stored as an append-only JSON Lines journal.
+//
+// # Journal
+//
+// Each session is one file, DefaultDir/<id>.jsonl under the workspace. Its
+// first line is a [Header]; every later line is one event: a transaction
+// begins, a turn joins its pool, the pool is committed or aborted, the
+// references or todos are replaced, metadata is set, a range of turns is
+// compressed, a fork is recorded. [Store.Load] folds the events into a
+// [State]; appending an event costs the same at any journal length.
+//
+// # The pool
+//
+// A round of work is a transaction. [Session.Begin] opens it with the
+// user's task; the model's responses and, through the tool runner's
+// recorder hooks, every tool call and result join the pool as they happen;
+// [Session.Commit] merges them into the turns. [Session.Abort] keeps the
+// pool too, closed as aborted, after giving every call without a result an
+// [Interrupted] one: the next prompt always has one result per call, and
+// nothing executed is forgotten. [Store.Open] repairs a journal left
+// mid-transaction by a crash the same way.
+//
+// # Concurrency and crashes
+//
+// One process writes a session at a time: [Store.Open] takes a file lock
+// and fails at once with a [*BusyError] if another process holds it.
+// Readers ([Store.Load], [Store.List]) take no lock. Transaction ends are
+// fsynced ([SyncCommit]). A torn last line, which only a crash mid-append
+// leaves, is cut off with a warning; any other unreadable line is a
+// [*CorruptError] naming it, and nothing is dropped silently. Journals from
+// a newer wield are refused with [ErrNewerVersion].
+//
+// # Secrets
+//
+// Values listed in [Store.Secrets], Authorization headers, common API key
+// formats and fields named like secrets are replaced by [Redacted] before
+// anything is written. What a running session holds in memory is what the
+// run saw; the journal holds the redacted form.
+package session

@@ -1,0 +1,46 @@
+package session
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// FuzzReadJournal feeds arbitrary bytes to the journal reader: it must
+// never panic, and whatever it accepts must fold consistently.
+func FuzzReadJournal(f *testing.F) {
+	header := `{"wield_session":1,"id":"f","created_at":"2026-11-23T12:00:00Z"}` + "\n"
+	f.Add([]byte(header))
+	f.Add([]byte(header + `{"op":"begin"}` + "\n" + `{"op":"pool","turn":{"kind":"user_task","text":"t"}}` + "\n" + `{"op":"commit"}` + "\n"))
+	f.Add([]byte(header + `{"op":"begin"}` + "\n" + `{"op":"pool","turn":{"kind":"function_calling","call_id":"a","tool":"x"}}` + "\n"))
+	f.Add([]byte(header + `{"op":"todos","todos":[{"title":"a","status":"done"}]}` + "\n" + `{"op":"$set","set":{"k":1}}` + "\n"))
+	f.Add([]byte(header + `{"op":"turns","turns":[{"kind":"user_task"},{"kind":"user_task"}]}` + "\n" + `{"op":"compress","range":[1,2],"summary":"s"}` + "\n"))
+	f.Add([]byte(header + `{"op":"pool"`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		st, rr, err := readJournal(bytes.NewReader(data))
+		if err != nil {
+			if st != nil {
+				t.Fatal("state returned with an error")
+			}
+			return
+		}
+		if rr.good < 0 || rr.good+rr.torn != int64(len(data)) {
+			t.Fatalf("good %d + torn %d != %d bytes", rr.good, rr.torn, len(data))
+		}
+		// The good prefix alone reads to the same state, with nothing torn.
+		st2, rr2, err := readJournal(bytes.NewReader(data[:rr.good]))
+		if err != nil || rr2.torn != 0 {
+			t.Fatalf("good prefix: torn %d, err %v", rr2.torn, err)
+		}
+		if len(st2.Turns) != len(st.Turns) || st2.Open() != st.Open() {
+			t.Fatalf("good prefix folds differently")
+		}
+		for _, tr := range st.Turns {
+			if tr.Kind == TurnCompressedHistory && (tr.Range == nil || tr.Range[0] > tr.Range[1]) {
+				t.Fatalf("bad compressed range %v", tr.Range)
+			}
+		}
+		_ = Messages(st.Turns)
+		_ = strings.TrimSpace("")
+	})
+}

@@ -1,0 +1,380 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/gofrs/flock"
+
+	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/tool"
+)
+
+// A Session is one session open for writing: the only way to change it.
+// Every change is appended to the journal before it is visible in memory,
+// so the journal never holds less than a reader was shown. It is safe for
+// concurrent use. It implements the agent package's Session interface.
+type Session struct {
+	store *Store
+	red   redactor
+
+	mu     sync.Mutex
+	file   journalFile
+	lock   *flock.Flock
+	size   int64 // journal bytes known to be complete
+	st     State
+	buf    bytes.Buffer
+	broken error // set when a failed write could not be undone
+	closed bool
+}
+
+// journalFile is what a Session needs of its journal; *os.File has it.
+type journalFile interface {
+	Write(p []byte) (int, error)
+	Sync() error
+	Truncate(size int64) error
+	Close() error
+}
+
+// ErrClosed is returned by a closed Session.
+var ErrClosed = errors.New("session is closed")
+
+// ID returns the session's id.
+func (s *Session) ID() string { return s.st.Header.ID }
+
+// State returns a copy of the session's state.
+func (s *Session) State() *State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.st
+	st.Turns = slices.Clone(st.Turns)
+	if st.Pool != nil {
+		st.Pool = slices.Clone(st.Pool)
+	}
+	st.Pools = slices.Clone(st.Pools)
+	st.References = slices.Clone(st.References)
+	st.Todos = slices.Clone(st.Todos)
+	return &st
+}
+
+// append writes e to the journal and then applies it to the state. A write
+// that fails is undone by cutting the journal back, so a full disk leaves
+// the journal as it was; if even that fails the session refuses further
+// writes. sync forces the journal to disk under SyncCommit.
+func (s *Session) append(e *event, sync bool) error {
+	if s.closed {
+		return ErrClosed
+	}
+	if s.broken != nil {
+		return fmt.Errorf("session %s cannot be written after an earlier failure: %w", s.ID(), s.broken)
+	}
+	if e.Time.IsZero() {
+		e.Time = s.store.now()
+	}
+	// Check the event against the state before it is written.
+	probe := folder{st: &State{Pool: s.st.Pool, Turns: s.st.Turns, Pools: s.st.Pools}}
+	if err := dryRun(&probe, e); err != nil {
+		return fmt.Errorf("session %s: %w", s.ID(), err)
+	}
+	s.buf.Reset()
+	if err := writeLine(&s.buf, e); err != nil {
+		return err
+	}
+	n, err := s.file.Write(s.buf.Bytes())
+	if err == nil && n != s.buf.Len() {
+		err = fmt.Errorf("short write of %d of %d bytes", n, s.buf.Len())
+	}
+	if err == nil && (s.store.Sync == SyncAlways || sync && s.store.Sync == SyncCommit) {
+		err = s.file.Sync()
+	}
+	if err != nil {
+		if terr := s.file.Truncate(s.size); terr != nil {
+			s.broken = errors.Join(err, fmt.Errorf("undo partial write: %w", terr))
+		}
+		return fmt.Errorf("session %s: write journal: %w", s.ID(), err)
+	}
+	s.size += int64(n)
+	f := folder{st: &s.st}
+	if err := f.apply(e); err != nil {
+		// dryRun accepted it; this cannot happen short of a bug.
+		s.broken = err
+		return fmt.Errorf("session %s: %w", s.ID(), err)
+	}
+	return nil
+}
+
+// dryRun reports whether e would apply, for the events whose validity
+// depends on the state; it does not change anything the state shares.
+func dryRun(f *folder, e *event) error {
+	switch e.Op {
+	case opBegin, opPool, opCommit, opAbort:
+		if f.st.Pool == nil && e.Op != opBegin {
+			return fmt.Errorf("%s: no open transaction", e.Op)
+		}
+		if f.st.Pool != nil && e.Op == opBegin {
+			return errors.New("a transaction is already open")
+		}
+	case opCompress:
+		return checkRange(f.st, e.Range[0], e.Range[1])
+	}
+	return nil
+}
+
+// History returns the committed turns as messages, for a prompt.
+func (s *Session) History() []llm.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Messages(s.st.Turns)
+}
+
+// Pool returns the open transaction's turns as messages.
+func (s *Session) Pool() []llm.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Messages(s.st.Pool)
+}
+
+// Begin opens a transaction with the user's task. References age by one
+// user task: their TTLs tick down.
+func (s *Session) Begin(_ context.Context, task string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.st.Open() {
+		return fmt.Errorf("session %s: a transaction is already open", s.ID())
+	}
+	if refs, changed := tick(s.st.References); changed {
+		if err := s.append(&event{Op: opReferences, References: refs}, false); err != nil {
+			return err
+		}
+	}
+	if err := s.append(&event{Op: opBegin}, false); err != nil {
+		return err
+	}
+	t := s.red.turn(Turn{Kind: TurnUserTask, Time: s.store.now(), Text: task})
+	return s.append(&event{Op: opPool, Turn: &t}, s.store.Sync == SyncCommit)
+}
+
+// tick returns refs with one user task taken off each TTL.
+func tick(refs []Reference) ([]Reference, bool) {
+	changed := false
+	out := slices.Clone(refs)
+	for i := range out {
+		if !out[i].Persist && out[i].TTL > 0 {
+			out[i].TTL--
+			changed = true
+		}
+	}
+	return out, changed
+}
+
+// RecordResponse appends a model response to the pool.
+func (s *Session) RecordResponse(_ context.Context, resp *llm.Response) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := resp.Message
+	t := Turn{Kind: TurnModelResponse, Time: s.store.now(), Text: m.Content, Reasoning: m.Reasoning,
+		Model: resp.Model, Calls: slices.Clone(m.ToolCalls)}
+	for i := range t.Calls {
+		t.Calls[i].Arguments = storable(t.Calls[i].Arguments)
+	}
+	if resp.Usage != (llm.Usage{}) {
+		u := resp.Usage
+		t.Usage = &u
+	}
+	t = s.red.turn(t)
+	return s.append(&event{Op: opPool, Turn: &t}, false)
+}
+
+// storable returns raw if it is valid JSON, or raw as a JSON string.
+func storable(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || json.Valid(raw) {
+		return raw
+	}
+	b, _ := json.Marshal(string(raw))
+	return b
+}
+
+// RecordCall appends a function_calling turn to the pool. A call already
+// in the pool (a resumed run) is not recorded twice.
+func (s *Session) RecordCall(_ context.Context, c *tool.Call, args json.RawMessage) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if slices.ContainsFunc(s.st.Pool, func(t Turn) bool { return t.Kind == TurnFunctionCalling && t.CallID == c.ID }) {
+		return nil
+	}
+	t := s.red.turn(Turn{Kind: TurnFunctionCalling, Time: s.store.now(), CallID: c.ID, Tool: c.Tool, Arguments: storable(args)})
+	return s.append(&event{Op: opPool, Turn: &t}, false)
+}
+
+// RecordResult appends a tool_response turn to the pool.
+func (s *Session) RecordResult(_ context.Context, c *tool.Call, r tool.Result) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := Turn{Kind: TurnToolResponse, Time: s.store.now(), CallID: c.ID, Tool: c.Tool,
+		Status: StatusFailed, Output: r.ForModel()}
+	if r.Success {
+		t.Status = StatusSucceeded
+	}
+	if r.Data != nil {
+		b, err := json.Marshal(r.Data)
+		if err != nil {
+			b, _ = json.Marshal(map[string]string{"unencodable_data": err.Error()})
+		}
+		t.Data = b
+	}
+	t = s.red.turn(t)
+	return s.append(&event{Op: opPool, Turn: &t}, false)
+}
+
+// Commit merges the pool into the turns and forces the journal to disk.
+func (s *Session) Commit(context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.append(&event{Op: opCommit}, true)
+}
+
+// Abort closes the pool as aborted: every call without a result gets an
+// interrupted result, and the pool's turns are kept. It does nothing when
+// no transaction is open.
+func (s *Session) Abort(_ context.Context, reason string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.st.Open() {
+		return nil
+	}
+	return s.abort(reason)
+}
+
+func (s *Session) abort(reason string) error {
+	for _, t := range interruptedResults(s.st.Pool, s.store.now()) {
+		if err := s.append(&event{Op: opPool, Turn: &t}, false); err != nil {
+			return err
+		}
+	}
+	return s.append(&event{Op: opAbort, Reason: reason}, true)
+}
+
+// References returns the paths of the active references, for the prompt.
+func (s *Session) References() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, r := range s.st.References {
+		if r.Active() {
+			out = append(out, r.Path)
+		}
+	}
+	return out
+}
+
+// ReferenceList returns every reference, active or not.
+func (s *Session) ReferenceList() []Reference {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.st.References)
+}
+
+// AddReference adds path to the references, or renews it if present: its
+// TTL is reset to DefaultReferenceTTL, and persist is kept once set.
+func (s *Session) AddReference(path string, persist bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	refs := slices.Clone(s.st.References)
+	i := slices.IndexFunc(refs, func(r Reference) bool { return r.Path == path })
+	if i < 0 {
+		refs = append(refs, Reference{Path: path})
+		i = len(refs) - 1
+	}
+	refs[i].TTL, refs[i].Disabled = DefaultReferenceTTL, false
+	refs[i].Persist = refs[i].Persist || persist
+	return s.append(&event{Op: opReferences, References: refs}, true)
+}
+
+// SetReferences replaces the reference list.
+func (s *Session) SetReferences(refs []Reference) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.append(&event{Op: opReferences, References: slices.Clone(refs)}, true)
+}
+
+// Todos returns the todo list.
+func (s *Session) Todos() []Todo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.st.Todos)
+}
+
+// SetTodos replaces the todo list; nil deletes it.
+func (s *Session) SetTodos(todos []Todo) error {
+	for i, t := range todos {
+		switch t.Status {
+		case TodoPending, TodoInProgress, TodoDone:
+		default:
+			return fmt.Errorf("todo %d (%q): status %q is not one of pending, in_progress, done", i+1, t.Title, t.Status)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if todos == nil {
+		todos = []Todo{}
+	}
+	return s.append(&event{Op: opTodos, Todos: slices.Clone(todos)}, true)
+}
+
+// Set records metadata: each key is set to its value's JSON, or removed
+// when the value is nil.
+func (s *Session) Set(values map[string]any) error {
+	set := make(map[string]json.RawMessage, len(values))
+	for k, v := range values {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("session %s: set %s: %w", s.ID(), k, err)
+		}
+		set[k] = s.red.json(b)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.append(&event{Op: opSet, Set: set}, true)
+}
+
+// Compress replaces the committed turns start..end (1-based, inclusive)
+// with one compressed_history turn holding summary. The journal keeps the
+// original turns, and a backup copy is taken first; the backup's path is
+// returned.
+func (s *Session) Compress(start, end int, summary string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := checkRange(&s.st, start, end); err != nil {
+		return "", fmt.Errorf("compress session %s: %w", s.ID(), err)
+	}
+	if summary == "" {
+		return "", fmt.Errorf("compress session %s: the summary is empty; say what the turns did", s.ID())
+	}
+	backup, err := s.store.Backup(s.ID())
+	if err != nil {
+		return "", err
+	}
+	return backup, s.append(&event{Op: opCompress, Range: &[2]int{start, end}, Summary: s.red.text(summary)}, true)
+}
+
+// Close releases the writer lock and closes the journal. A transaction
+// still open stays open in the journal and is repaired by the next Open.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.store.unregister(s.ID())
+	err := s.file.Close()
+	if uerr := s.lock.Unlock(); err == nil {
+		err = uerr
+	}
+	return err
+}

@@ -1,0 +1,269 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/wieldhq/wield/llm"
+)
+
+// TurnKind says what a [Turn] records.
+type TurnKind string
+
+// The kinds of turn.
+const (
+	// TurnUserTask is the user's task that opened a transaction.
+	TurnUserTask TurnKind = "user_task"
+	// TurnModelResponse is a model's reply: text, reasoning, tool calls and
+	// usage.
+	TurnModelResponse TurnKind = "model_response"
+	// TurnFunctionCalling is one tool call as the runner received it.
+	TurnFunctionCalling TurnKind = "function_calling"
+	// TurnToolResponse is the result of one tool call.
+	TurnToolResponse TurnKind = "tool_response"
+	// TurnCompressedHistory replaces a range of turns with a summary.
+	TurnCompressedHistory TurnKind = "compressed_history"
+)
+
+// The statuses of a tool_response turn.
+const (
+	StatusSucceeded = "succeeded"
+	StatusFailed    = "failed"
+)
+
+// Interrupted is the output of the synthetic result given to a call that
+// had none when its transaction was aborted or repaired.
+const Interrupted = "interrupted: the run stopped before this call finished"
+
+// A Turn is one entry of a session's history. Which fields are set depends
+// on Kind; the others are empty.
+type Turn struct {
+	Kind TurnKind  `json:"kind"`
+	Time time.Time `json:"time,omitzero"`
+
+	// Text is the task (user_task), the reply text (model_response) or the
+	// summary (compressed_history).
+	Text string `json:"text,omitempty"`
+	// Reasoning is a model's reasoning text, where the provider returns it.
+	Reasoning string `json:"reasoning,omitempty"`
+	// Calls are the tool calls of a model_response.
+	Calls []llm.ToolCall `json:"calls,omitempty"`
+	// Usage counts a model_response's tokens.
+	Usage *llm.Usage `json:"usage,omitempty"`
+	// Model names the model that wrote a model_response.
+	Model string `json:"model,omitempty"`
+
+	// CallID and Tool identify the call of a function_calling or
+	// tool_response turn.
+	CallID string `json:"call_id,omitempty"`
+	Tool   string `json:"tool,omitempty"`
+	// Arguments are a function_calling turn's arguments, as the model wrote
+	// them (they may be invalid JSON, stored as a JSON string then).
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+
+	// Status is a tool_response's StatusSucceeded or StatusFailed.
+	Status string `json:"status,omitempty"`
+	// Output is what the model reads of a tool_response.
+	Output string `json:"output,omitempty"`
+	// Data is a tool_response's structured data.
+	Data json.RawMessage `json:"data,omitempty"`
+	// Interrupted marks the synthetic result of a call that never finished.
+	Interrupted bool `json:"interrupted,omitempty"`
+
+	// Range is the 1-based inclusive range of turns a compressed_history
+	// turn replaced.
+	Range *[2]int `json:"range,omitempty"`
+}
+
+// A Reference is a file whose fresh content goes into the prompt while it
+// is active.
+type Reference struct {
+	// Path is the workspace-relative path.
+	Path string `json:"path"`
+	// TTL is how many more user tasks the reference stays active; it is
+	// ignored when Persist is set.
+	TTL int `json:"ttl"`
+	// Persist keeps the reference until it is removed.
+	Persist bool `json:"persist,omitempty"`
+	// Disabled keeps the reference listed but out of prompts.
+	Disabled bool `json:"disabled,omitempty"`
+}
+
+// Active reports whether the reference goes into prompts.
+func (r Reference) Active() bool { return !r.Disabled && (r.Persist || r.TTL > 0) }
+
+// DefaultReferenceTTL is the number of user tasks a new reference lives.
+const DefaultReferenceTTL = 3
+
+// The statuses of a todo.
+const (
+	TodoPending    = "pending"
+	TodoInProgress = "in_progress"
+	TodoDone       = "done"
+)
+
+// A Todo is one entry of a session's todo list.
+type Todo struct {
+	Title       string `json:"title"`
+	Description string `json:"description,omitempty"`
+	// Status is TodoPending, TodoInProgress or TodoDone.
+	Status string `json:"status" enum:"pending,in_progress,done"`
+}
+
+// A PoolRecord describes one transaction of a session.
+type PoolRecord struct {
+	// Seq numbers the transactions from 1.
+	Seq int `json:"seq"`
+	// Status is "open", "committed" or "aborted".
+	Status string `json:"status"`
+	// Reason says why an aborted transaction was aborted.
+	Reason string `json:"reason,omitempty"`
+	// Turns is the 1-based inclusive range of turns the transaction
+	// produced, once it is closed (compression may later renumber turns).
+	Turns [2]int `json:"turns"`
+	// Started and Ended time the transaction.
+	Started time.Time `json:"started,omitzero"`
+	Ended   time.Time `json:"ended,omitzero"`
+}
+
+// The statuses of a [PoolRecord].
+const (
+	PoolOpen      = "open"
+	PoolCommitted = "committed"
+	PoolAborted   = "aborted"
+)
+
+// A Header is the first line of a journal: what the session is.
+type Header struct {
+	// Version is the journal format; see [JournalVersion].
+	Version   int       `json:"wield_session"`
+	ID        string    `json:"id"`
+	CreatedAt time.Time `json:"created_at"`
+	// ParentID names the session this one was forked from.
+	ParentID   string   `json:"parent_id,omitempty"`
+	Purpose    string   `json:"purpose,omitempty"`
+	Background string   `json:"background,omitempty"`
+	Roles      []string `json:"roles,omitempty"`
+	Agent      string   `json:"agent,omitempty"`
+	Model      string   `json:"model,omitempty"`
+}
+
+// State is a session folded from its journal. It is a value: changing it
+// changes nothing on disk.
+type State struct {
+	Header Header
+	// Turns are the committed turns, oldest first. Aborted transactions'
+	// turns are here too, closed with interrupted results.
+	Turns []Turn
+	// Pool holds the open transaction's turns; it is nil when none is open.
+	Pool []Turn
+	// Pools lists every transaction, oldest first.
+	Pools      []PoolRecord
+	References []Reference
+	Todos      []Todo
+	// Meta holds the values set with [Session.Set].
+	Meta map[string]json.RawMessage
+	// ForkedFrom names the session and turn this one was forked at.
+	ForkedFrom *ForkOrigin
+}
+
+// A ForkOrigin names where a forked session came from.
+type ForkOrigin struct {
+	Session string `json:"session"`
+	Turn    int    `json:"turn"`
+}
+
+// Open reports whether a transaction is open.
+func (s *State) Open() bool { return s.Pool != nil }
+
+// Messages returns turns as provider-neutral messages: tasks become user
+// messages, model responses assistant messages with their calls, results
+// tool messages. A call recorded without a model response (over MCP, say)
+// becomes an assistant message of its own, so every result follows its call.
+func Messages(turns []Turn) []llm.Message {
+	out := make([]llm.Message, 0, len(turns))
+	var last *llm.Message // the latest assistant message with calls
+	for i := range turns {
+		t := &turns[i]
+		switch t.Kind {
+		case TurnUserTask:
+			out = append(out, llm.Message{Role: llm.RoleUser, Content: t.Text})
+			last = nil
+		case TurnCompressedHistory:
+			out = append(out, llm.Message{Role: llm.RoleUser, Content: "Summary of earlier turns " +
+				rangeText(t.Range) + ":\n" + t.Text})
+			last = nil
+		case TurnModelResponse:
+			out = append(out, llm.Message{Role: llm.RoleAssistant, Content: t.Text, Reasoning: t.Reasoning,
+				ToolCalls: slices.Clone(t.Calls)})
+			last = &out[len(out)-1]
+		case TurnFunctionCalling:
+			if last != nil && slices.ContainsFunc(last.ToolCalls, func(c llm.ToolCall) bool { return c.ID == t.CallID }) {
+				continue
+			}
+			out = append(out, llm.Message{Role: llm.RoleAssistant,
+				ToolCalls: []llm.ToolCall{{ID: t.CallID, Name: t.Tool, Arguments: t.Arguments}}})
+			last = &out[len(out)-1]
+		case TurnToolResponse:
+			out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: t.CallID, ToolName: t.Tool,
+				Content: resultText(t)})
+		}
+	}
+	return out
+}
+
+func rangeText(r *[2]int) string {
+	if r == nil {
+		return ""
+	}
+	return fmt.Sprintf("(turns %d-%d)", r[0], r[1])
+}
+
+// resultText is what the model reads of a tool_response: its output, with
+// "Error: " in front when it failed, as tool.Result.ForModel writes it.
+func resultText(t *Turn) string {
+	return t.Output
+}
+
+// unanswered returns the calls of turns that have no tool_response, in call
+// order: the calls of model responses and function_calling turns.
+func unanswered(turns []Turn) []llm.ToolCall {
+	answered := map[string]bool{}
+	for _, t := range turns {
+		if t.Kind == TurnToolResponse {
+			answered[t.CallID] = true
+		}
+	}
+	var out []llm.ToolCall
+	add := func(c llm.ToolCall) {
+		if !answered[c.ID] {
+			answered[c.ID] = true
+			out = append(out, c)
+		}
+	}
+	for _, t := range turns {
+		switch t.Kind {
+		case TurnModelResponse:
+			for _, c := range t.Calls {
+				add(c)
+			}
+		case TurnFunctionCalling:
+			add(llm.ToolCall{ID: t.CallID, Name: t.Tool, Arguments: t.Arguments})
+		}
+	}
+	return out
+}
+
+// interruptedResults returns one synthetic interrupted result for every
+// call of turns without a result.
+func interruptedResults(turns []Turn, now time.Time) []Turn {
+	calls := unanswered(turns)
+	out := make([]Turn, len(calls))
+	for i, c := range calls {
+		out[i] = Turn{Kind: TurnToolResponse, Time: now, CallID: c.ID, Tool: c.Name,
+			Status: StatusFailed, Output: "Error: " + Interrupted, Interrupted: true}
+	}
+	return out
+}

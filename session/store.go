@@ -1,0 +1,510 @@
+package session
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// DefaultDir is where sessions live, relative to the workspace root.
+const DefaultDir = ".wield/sessions"
+
+// SyncMode says when a [Session] forces its journal to disk.
+type SyncMode int
+
+// The sync modes.
+const (
+	// SyncCommit fsyncs when a transaction closes and after changes that
+	// are not part of one (todos, references, compression): a crash loses
+	// at most the open transaction's tail, which is repaired on open.
+	SyncCommit SyncMode = iota
+	// SyncAlways fsyncs after every event.
+	SyncAlways
+	// SyncNever leaves flushing to the operating system.
+	SyncNever
+)
+
+// A Store holds the sessions of one directory. Its zero value uses
+// DefaultDir under the current directory. A Store must not be copied after
+// first use; it is safe for concurrent use.
+type Store struct {
+	// Dir holds the journals; empty means DefaultDir.
+	Dir string
+	// Sync says when journals are fsynced; the zero value is SyncCommit.
+	Sync SyncMode
+	// Secrets are values that must never reach a journal, such as the API
+	// key in use; they are replaced by [Redacted] wherever they appear.
+	// Built-in patterns catch common key formats and Authorization headers.
+	Secrets []string
+	// Logger receives warnings such as a repaired journal; nil means
+	// slog.Default().
+	Logger *slog.Logger
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+
+	mu   sync.Mutex
+	open map[string]*Session
+}
+
+// ErrNotFound is wrapped by errors for unknown session ids.
+var ErrNotFound = errors.New("session not found")
+
+// BusyError reports a session another process is writing.
+type BusyError struct {
+	ID string
+	// PID is the writer's process id, when known.
+	PID int
+}
+
+func (e *BusyError) Error() string {
+	who := "another wield process"
+	if e.PID > 0 {
+		who = fmt.Sprintf("another wield process (pid %d)", e.PID)
+	}
+	return fmt.Sprintf("session %s is in use by %s; wait for it to finish, or fork the session with `wield session fork %s --at N`", e.ID, who, e.ID)
+}
+
+func (s *Store) dir() string {
+	if s.Dir == "" {
+		return DefaultDir
+	}
+	return s.Dir
+}
+
+func (s *Store) logger() *slog.Logger {
+	if s.Logger == nil {
+		return slog.Default()
+	}
+	return s.Logger
+}
+
+func (s *Store) now() time.Time {
+	if s.Now == nil {
+		return time.Now().UTC()
+	}
+	return s.Now().UTC()
+}
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// checkID refuses ids that are not plain file names.
+func checkID(id string) error {
+	if !idPattern.MatchString(id) || strings.Contains(id, "..") {
+		return fmt.Errorf("invalid session id %q: use letters, digits, '.', '_' and '-' (up to 128): %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// Path returns the journal file of session id.
+func (s *Store) Path(id string) string { return filepath.Join(s.dir(), id+".jsonl") }
+
+func (s *Store) lockPath(id string) string { return filepath.Join(s.dir(), id+".lock") }
+
+// BackupDir returns where backups of deleted and compressed sessions go.
+func (s *Store) BackupDir() string { return filepath.Join(s.dir(), "backups") }
+
+// NewID returns a fresh session id: the UTC time and a random suffix, so
+// ids sort by creation.
+func (s *Store) NewID() string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return s.now().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// Create starts a new session described by h and returns it open for
+// writing. An empty h.ID gets a fresh id; CreatedAt and Version are set.
+func (s *Store) Create(h Header) (*Session, error) {
+	if h.ID == "" {
+		h.ID = s.NewID()
+	}
+	if err := checkID(h.ID); err != nil {
+		return nil, err
+	}
+	h.Version = JournalVersion
+	if h.CreatedAt.IsZero() {
+		h.CreatedAt = s.now()
+	}
+	return s.create(h, nil)
+}
+
+// create writes a journal with header h followed by events, locked for
+// writing.
+func (s *Store) create(h Header, events []event) (*Session, error) {
+	if err := os.MkdirAll(s.dir(), 0o755); err != nil {
+		return nil, fmt.Errorf("create session directory: %w", err)
+	}
+	lock, err := s.lock(h.ID)
+	if err != nil {
+		return nil, err
+	}
+	path := s.Path(h.ID)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	if err != nil {
+		_ = lock.Unlock()
+		if errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("session %s already exists", h.ID)
+		}
+		return nil, fmt.Errorf("create session %s: %w", h.ID, err)
+	}
+	var buf bytes.Buffer
+	if err := writeLine(&buf, h); err != nil {
+		return nil, s.failCreate(f, lock, path, err)
+	}
+	for i := range events {
+		if err := writeLine(&buf, &events[i]); err != nil {
+			return nil, s.failCreate(f, lock, path, err)
+		}
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		return nil, s.failCreate(f, lock, path, fmt.Errorf("write: %w", err))
+	}
+	if err := f.Sync(); err != nil {
+		return nil, s.failCreate(f, lock, path, fmt.Errorf("sync: %w", err))
+	}
+	syncDir(s.dir())
+	st, _, err := readJournal(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		return nil, s.failCreate(f, lock, path, err)
+	}
+	return s.register(&Session{store: s, file: f, lock: lock, size: int64(buf.Len()), st: *st, red: redactor{literals: s.Secrets}})
+}
+
+func (s *Store) failCreate(f *os.File, lock *flock.Flock, path string, err error) error {
+	_ = f.Close()
+	_ = os.Remove(path)
+	_ = lock.Unlock()
+	return fmt.Errorf("create session: %w", err)
+}
+
+func (s *Store) register(ss *Session) (*Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.open == nil {
+		s.open = map[string]*Session{}
+	}
+	s.open[ss.st.Header.ID] = ss
+	return ss, nil
+}
+
+func (s *Store) unregister(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.open, id)
+}
+
+// Writer returns the session id if this Store has it open for writing.
+func (s *Store) Writer(id string) (*Session, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss, ok := s.open[id]
+	return ss, ok
+}
+
+// lock takes the session's writer lock without waiting.
+func (s *Store) lock(id string) (*flock.Flock, error) {
+	l := flock.New(s.lockPath(id))
+	ok, err := l.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("lock session %s: %w", id, err)
+	}
+	if !ok {
+		pid, _ := strconv.Atoi(strings.TrimSpace(readSmall(s.lockPath(id))))
+		return nil, &BusyError{ID: id, PID: pid}
+	}
+	// Record who holds it, for the next one's message.
+	if f, err := os.OpenFile(s.lockPath(id), os.O_WRONLY|os.O_TRUNC, 0o644); err == nil {
+		_, _ = f.WriteString(strconv.Itoa(os.Getpid()) + "\n")
+		_ = f.Close()
+	}
+	return l, nil
+}
+
+func readSmall(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, 64))
+	return string(b)
+}
+
+// Open opens session id for writing: it takes the writer lock (failing
+// at once with a *[BusyError] if another process holds it), cuts off a torn
+// last line with a warning, and closes a transaction left open by a crash
+// as aborted, giving every call without a result an interrupted one.
+func (s *Store) Open(id string) (*Session, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	if _, ok := s.Writer(id); ok {
+		return nil, &BusyError{ID: id, PID: os.Getpid()}
+	}
+	lock, err := s.lock(id)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(s.Path(id), os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		_ = lock.Unlock()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("session %s: %w (list sessions with `wield session ls`)", id, ErrNotFound)
+		}
+		return nil, fmt.Errorf("open session %s: %w", id, err)
+	}
+	fail := func(err error) (*Session, error) {
+		_ = f.Close()
+		_ = lock.Unlock()
+		return nil, fmt.Errorf("open session %s: %w", id, err)
+	}
+	st, rr, err := readJournal(f)
+	if err != nil {
+		return fail(err)
+	}
+	if st.Header.ID != id {
+		return fail(fmt.Errorf("the journal belongs to session %q", st.Header.ID))
+	}
+	if rr.torn > 0 {
+		s.logger().Warn("session journal ended with an incomplete line; cut it off", "session", id, "bytes", rr.torn)
+		if err := f.Truncate(rr.good); err != nil {
+			return fail(fmt.Errorf("cut off torn line: %w", err))
+		}
+		if err := f.Sync(); err != nil {
+			return fail(fmt.Errorf("sync: %w", err))
+		}
+	}
+	ss := &Session{store: s, file: f, lock: lock, size: rr.good, st: *st, red: redactor{literals: s.Secrets}}
+	if st.Open() {
+		s.logger().Warn("session had an open transaction; closing it as aborted", "session", id, "turns", len(st.Pool))
+		if err := ss.abort("repaired on open: the previous run ended without closing its transaction"); err != nil {
+			return fail(err)
+		}
+	}
+	return s.register(ss)
+}
+
+// Load reads session id without taking the lock, as a reader. A torn last
+// line, which a writer may be appending, is left out.
+func (s *Store) Load(id string) (*State, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(s.Path(id))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("session %s: %w (list sessions with `wield session ls`)", id, ErrNotFound)
+		}
+		return nil, fmt.Errorf("load session %s: %w", id, err)
+	}
+	defer f.Close()
+	st, _, err := readJournal(f)
+	if err != nil {
+		return nil, fmt.Errorf("load session %s: %w", id, err)
+	}
+	return st, nil
+}
+
+// A Summary describes a session for listings.
+type Summary struct {
+	Header
+	Turns    int       `json:"turns"`
+	Open     bool      `json:"open"`
+	Todos    int       `json:"todos"`
+	Size     int64     `json:"size"`
+	Modified time.Time `json:"modified"`
+	// Err is set when the journal could not be read.
+	Err string `json:"error,omitempty"`
+}
+
+// List summarises every session, newest first. Unreadable journals are
+// listed with Err set rather than failing the listing.
+func (s *Store) List() ([]Summary, error) {
+	entries, err := os.ReadDir(s.dir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	var out []Summary
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if !ok || e.IsDir() || checkID(id) != nil {
+			continue
+		}
+		sum := Summary{Header: Header{ID: id}}
+		if info, err := e.Info(); err == nil {
+			sum.Size, sum.Modified = info.Size(), info.ModTime().UTC()
+		}
+		st, err := s.Load(id)
+		if err != nil {
+			sum.Err = err.Error()
+		} else {
+			sum.Header, sum.Turns, sum.Open, sum.Todos = st.Header, len(st.Turns), st.Open(), len(st.Todos)
+		}
+		out = append(out, sum)
+	}
+	slices.SortFunc(out, func(a, b Summary) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	return out, nil
+}
+
+// Backup copies session id's journal into BackupDir and returns the copy's
+// path.
+func (s *Store) Backup(id string) (string, error) {
+	if err := checkID(id); err != nil {
+		return "", err
+	}
+	src, err := os.Open(s.Path(id))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("session %s: %w", id, ErrNotFound)
+		}
+		return "", fmt.Errorf("back up session %s: %w", id, err)
+	}
+	defer src.Close()
+	if err := os.MkdirAll(s.BackupDir(), 0o755); err != nil {
+		return "", fmt.Errorf("back up session %s: %w", id, err)
+	}
+	dst := s.backupPath(id)
+	tmp, err := os.CreateTemp(s.BackupDir(), id+".tmp-*")
+	if err != nil {
+		return "", fmt.Errorf("back up session %s: %w", id, err)
+	}
+	_, err = io.Copy(tmp, src)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), dst)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return "", fmt.Errorf("back up session %s: %w", id, err)
+	}
+	syncDir(s.BackupDir())
+	return dst, nil
+}
+
+func (s *Store) backupPath(id string) string {
+	base := filepath.Join(s.BackupDir(), id+"."+s.now().Format("20060102T150405.000000000"))
+	path := base + ".jsonl"
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+			return path
+		}
+		path = fmt.Sprintf("%s-%d.jsonl", base, i)
+	}
+}
+
+// Delete moves session id into BackupDir. A session that is being written,
+// by this process or another, is refused.
+func (s *Store) Delete(id string) (string, error) {
+	if err := checkID(id); err != nil {
+		return "", err
+	}
+	if _, ok := s.Writer(id); ok {
+		return "", fmt.Errorf("session %s is running here; it cannot be deleted while in use", id)
+	}
+	if _, err := os.Stat(s.Path(id)); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("session %s: %w", id, ErrNotFound)
+		}
+		return "", fmt.Errorf("delete session %s: %w", id, err)
+	}
+	lock, err := s.lock(id)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Unlock()
+	if err := os.MkdirAll(s.BackupDir(), 0o755); err != nil {
+		return "", fmt.Errorf("delete session %s: %w", id, err)
+	}
+	dst := s.backupPath(id)
+	if err := os.Rename(s.Path(id), dst); err != nil {
+		return "", fmt.Errorf("delete session %s: %w", id, err)
+	}
+	_ = os.Remove(s.lockPath(id))
+	syncDir(s.dir())
+	return dst, nil
+}
+
+// Fork copies session id up to and including turn at into a new session
+// whose header names id as its parent, and returns the new session's id.
+// Calls cut off from their results get interrupted results. References
+// and todos are copied; the fork is not left open.
+func (s *Store) Fork(id string, at int) (string, error) {
+	st, err := s.Load(id)
+	if err != nil {
+		return "", err
+	}
+	if at < 0 || at > len(st.Turns) {
+		return "", fmt.Errorf("fork %s at turn %d: out of bounds; the session has %d committed turns", id, at, len(st.Turns))
+	}
+	now := s.now()
+	h := st.Header
+	h.ID, h.ParentID, h.CreatedAt, h.Version = s.NewID(), id, now, JournalVersion
+	turns := slices.Clone(st.Turns[:at])
+	turns = append(turns, interruptedResults(turns, now)...)
+	events := []event{{Op: opFork, Time: now, Origin: &ForkOrigin{Session: id, Turn: at}}}
+	if len(turns) > 0 {
+		events = append(events, event{Op: opTurns, Time: now, Turns: turns})
+	}
+	if len(st.References) > 0 {
+		events = append(events, event{Op: opReferences, Time: now, References: st.References})
+	}
+	if len(st.Todos) > 0 {
+		events = append(events, event{Op: opTodos, Time: now, Todos: st.Todos})
+	}
+	ss, err := s.create(h, events)
+	if err != nil {
+		return "", fmt.Errorf("fork %s: %w", id, err)
+	}
+	return h.ID, ss.Close()
+}
+
+// writeLine appends v as one JSON line to buf.
+func writeLine(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode journal line: %w", err)
+	}
+	return nil
+}
+
+// syncDir makes a directory's entries durable; failures are ignored, as
+// some file systems do not support it.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+}
+
+// ServiceName is the name under which a host offers its *Store to tools
+// through tool.Call.Services.
+const ServiceName = "session"

@@ -1,0 +1,38 @@
+package sessiontool
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+
+	"github.com/wieldhq/wield/tool"
+)
+
+//go:embed delete_session.md
+var deleteSessionDescription string
+
+// DeleteSessionInput is delete_session's argument object.
+type DeleteSessionInput struct {
+	SessionID string `json:"session_id" jsonschema:"the session to delete"`
+}
+
+// DeleteSession returns the delete_session tool. It is destructive.
+func DeleteSession() *tool.Tool {
+	return tool.New(tool.Spec{Name: "delete_session", Description: deleteSessionDescription,
+		Annotations: tool.Annotations{Destructive: true}}, deleteSession)
+}
+
+func deleteSession(_ context.Context, c *tool.Call, in DeleteSessionInput) (tool.Result, error) {
+	st, err := store(c)
+	if err != nil {
+		return tool.Failure(err.Error()), nil
+	}
+	if in.SessionID == c.SessionID {
+		return tool.Failure(fmt.Sprintf("session %s is the one this call runs in; it cannot delete itself", in.SessionID)), nil
+	}
+	if _, err := st.Delete(in.SessionID); err != nil {
+		return tool.Failure(err.Error()), nil
+	}
+	return tool.Result{Success: true, Output: fmt.Sprintf("Deleted session %s (moved to the backups).", in.SessionID),
+		Data: map[string]any{"session_id": in.SessionID}}, nil
+}

@@ -1,0 +1,34 @@
+package sessiontool
+
+import (
+	"context"
+	_ "embed"
+
+	"github.com/wieldhq/wield/tool"
+)
+
+//go:embed delete_todos.md
+var deleteTodosDescription string
+
+// DeleteTodosInput is delete_todos's (empty) argument object.
+type DeleteTodosInput struct{}
+
+// DeleteTodos returns the delete_todos tool.
+func DeleteTodos() *tool.Tool {
+	return tool.New(tool.Spec{Name: "delete_todos", Description: deleteTodosDescription}, deleteTodos)
+}
+
+func deleteTodos(_ context.Context, c *tool.Call, _ DeleteTodosInput) (tool.Result, error) {
+	s, err := current(c)
+	if err != nil {
+		return tool.Failure(err.Error()), nil
+	}
+	n := len(s.Todos())
+	if err := s.SetTodos(nil); err != nil {
+		return tool.Failure(err.Error()), nil
+	}
+	if n == 0 {
+		return tool.Text("There was no todo list; nothing changed."), nil
+	}
+	return tool.Text("Deleted the todo list."), nil
+}

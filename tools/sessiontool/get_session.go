@@ -1,0 +1,123 @@
+package sessiontool
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"strings"
+
+	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/tool"
+)
+
+//go:embed get_session.md
+var getSessionDescription string
+
+// GetSessionInput is get_session's argument object.
+type GetSessionInput struct {
+	SessionID string `json:"session_id,omitempty" jsonschema:"the session to describe; default: the current one"`
+}
+
+// GetSession returns the get_session tool. It is read-only.
+func GetSession() *tool.Tool {
+	return tool.New(tool.Spec{Name: "get_session", Description: getSessionDescription,
+		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true}}, getSession)
+}
+
+// maxTurnsShown bounds the turn listing; the oldest are summarised.
+const maxTurnsShown = 200
+
+func getSession(_ context.Context, c *tool.Call, in GetSessionInput) (tool.Result, error) {
+	st, err := store(c)
+	if err != nil {
+		return tool.Failure(err.Error()), nil
+	}
+	id := in.SessionID
+	if id == "" {
+		id = c.SessionID
+	}
+	if id == "" {
+		return tool.Failure("no session_id given and this call belongs to no session"), nil
+	}
+	var state *session.State
+	if s, ok := st.Writer(id); ok {
+		state = s.State()
+	} else if state, err = st.Load(id); err != nil {
+		return tool.Failure(err.Error()), nil
+	}
+	var b strings.Builder
+	h := state.Header
+	fmt.Fprintf(&b, "Session %s, created %s", h.ID, h.CreatedAt.Format("2006-01-02 15:04 MST"))
+	if h.ParentID != "" {
+		fmt.Fprintf(&b, ", forked from %s", h.ParentID)
+	}
+	b.WriteString(".\n")
+	if h.Purpose != "" {
+		fmt.Fprintf(&b, "Purpose: %s\n", h.Purpose)
+	}
+	fmt.Fprintf(&b, "\nTurns (%d committed", len(state.Turns))
+	if state.Open() {
+		fmt.Fprintf(&b, ", %d in the open transaction", len(state.Pool))
+	}
+	b.WriteString("):\n")
+	first := max(0, len(state.Turns)-maxTurnsShown)
+	if first > 0 {
+		fmt.Fprintf(&b, "  (turns 1-%d not shown)\n", first)
+	}
+	for i := first; i < len(state.Turns); i++ {
+		fmt.Fprintf(&b, "  %d. %s\n", i+1, describe(&state.Turns[i]))
+	}
+	if len(state.Todos) > 0 {
+		fmt.Fprintf(&b, "\nTodos:\n%s\n", formatTodos(state.Todos))
+	}
+	if len(state.References) > 0 {
+		b.WriteString("\nFile references:\n")
+		for _, r := range state.References {
+			status := fmt.Sprintf("ttl %d", r.TTL)
+			switch {
+			case r.Disabled:
+				status = "disabled"
+			case r.Persist:
+				status = "persistent"
+			case !r.Active():
+				status = "expired"
+			}
+			fmt.Fprintf(&b, "  %s (%s)\n", r.Path, status)
+		}
+	}
+	return tool.Result{Success: true, Output: b.String(), Data: map[string]any{
+		"session_id": h.ID, "turns": len(state.Turns), "open": state.Open(), "todos": state.Todos, "references": state.References,
+	}}, nil
+}
+
+// describe is a one-line summary of a turn.
+func describe(t *session.Turn) string {
+	switch t.Kind {
+	case session.TurnUserTask:
+		return "user_task: " + excerpt(t.Text)
+	case session.TurnModelResponse:
+		s := "model_response"
+		if t.Text != "" {
+			s += ": " + excerpt(t.Text)
+		}
+		if len(t.Calls) > 0 {
+			s += fmt.Sprintf(" (%d tool calls)", len(t.Calls))
+		}
+		return s
+	case session.TurnFunctionCalling:
+		return fmt.Sprintf("function_calling %s [%s] %s", t.Tool, t.CallID, excerpt(string(t.Arguments)))
+	case session.TurnToolResponse:
+		return fmt.Sprintf("tool_response %s [%s] %s: %s", t.Tool, t.CallID, t.Status, excerpt(t.Output))
+	case session.TurnCompressedHistory:
+		return fmt.Sprintf("compressed_history of turns %d-%d: %s", t.Range[0], t.Range[1], excerpt(t.Text))
+	}
+	return string(t.Kind)
+}
+
+func excerpt(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 80 {
+		return string(r[:80]) + "…"
+	}
+	return s
+}

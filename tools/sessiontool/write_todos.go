@@ -1,0 +1,61 @@
+package sessiontool
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"strings"
+
+	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/tool"
+)
+
+//go:embed write_todos.md
+var writeTodosDescription string
+
+// WriteTodosInput is write_todos's argument object.
+type WriteTodosInput struct {
+	Todos []session.Todo `json:"todos" jsonschema:"the complete todo list, in order"`
+}
+
+// WriteTodos returns the write_todos tool.
+func WriteTodos() *tool.Tool {
+	return tool.New(tool.Spec{Name: "write_todos", Description: writeTodosDescription}, writeTodos)
+}
+
+func writeTodos(_ context.Context, c *tool.Call, in WriteTodosInput) (tool.Result, error) {
+	s, err := current(c)
+	if err != nil {
+		return tool.Failure(err.Error()), nil
+	}
+	if err := s.SetTodos(in.Todos); err != nil {
+		return tool.Failure(err.Error()), nil
+	}
+	return tool.Result{Success: true, Output: formatTodos(in.Todos), Data: map[string]any{"todos": in.Todos}}, nil
+}
+
+// formatTodos renders todos as a checklist.
+func formatTodos(todos []session.Todo) string {
+	if len(todos) == 0 {
+		return "The todo list is empty."
+	}
+	var b strings.Builder
+	done := 0
+	for _, t := range todos {
+		mark := "[ ]"
+		switch t.Status {
+		case session.TodoInProgress:
+			mark = "[~]"
+		case session.TodoDone:
+			mark = "[x]"
+			done++
+		}
+		fmt.Fprintf(&b, "%s %s", mark, t.Title)
+		if t.Description != "" {
+			fmt.Fprintf(&b, " — %s", t.Description)
+		}
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "%d of %d done.", done, len(todos))
+	return b.String()
+}
