@@ -8,17 +8,17 @@ import (
 // An Export is a whole session as one JSON document, for people and other
 // tools. Its field names are stable.
 type Export struct {
-	SessionID  string                     `json:"session_id"`
-	CreatedAt  time.Time                  `json:"created_at"`
-	ParentID   string                     `json:"parent_id,omitempty"`
-	ForkedFrom *ForkOrigin                `json:"forked_from,omitempty"`
-	Purpose    string                     `json:"purpose,omitempty"`
-	Background string                     `json:"background,omitempty"`
-	Roles      []string                   `json:"roles,omitempty"`
-	Agent      string                     `json:"agent,omitempty"`
-	Model      string                     `json:"model,omitempty"`
-	References []Reference                `json:"references"`
-	Turns      []Turn                     `json:"turns"`
+	SessionID  string      `json:"session_id"`
+	CreatedAt  time.Time   `json:"created_at"`
+	ParentID   string      `json:"parent_id,omitempty"`
+	ForkedFrom *ForkOrigin `json:"forked_from,omitempty"`
+	Purpose    string      `json:"purpose,omitempty"`
+	Background string      `json:"background,omitempty"`
+	Roles      []string    `json:"roles,omitempty"`
+	Agent      string      `json:"agent,omitempty"`
+	Model      string      `json:"model,omitempty"`
+	References []Reference `json:"references"`
+	Turns      []Turn      `json:"turns"`
 	// Pool holds the open transaction's turns, if one is open.
 	Pool  []Turn                     `json:"pool,omitempty"`
 	Pools []PoolRecord               `json:"pools"`
