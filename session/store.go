@@ -137,6 +137,8 @@ func (s *Store) Create(h Header) (*Session, error) {
 		return nil, err
 	}
 	h.Version = JournalVersion
+	red := redactor{literals: s.Secrets}
+	h.Purpose, h.Background = red.text(h.Purpose), red.text(h.Background)
 	if h.CreatedAt.IsZero() {
 		h.CreatedAt = s.now()
 	}
@@ -255,6 +257,9 @@ func (s *Store) Open(id string) (*Session, error) {
 	}
 	if _, ok := s.Writer(id); ok {
 		return nil, &BusyError{ID: id, PID: os.Getpid()}
+	}
+	if _, err := os.Stat(s.Path(id)); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("session %s: %w (list sessions with `wield session ls`)", id, ErrNotFound)
 	}
 	lock, err := s.lock(id)
 	if err != nil {

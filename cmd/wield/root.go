@@ -12,6 +12,7 @@ import (
 
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/echo"
+	"github.com/wieldhq/wield/tools/sessiontool"
 )
 
 // globals holds the flags every command shares.
@@ -52,6 +53,7 @@ Tools come from wield itself and from declared-tool files: JSON files in
 		newRunCommand(g),
 		newChatCommand(g),
 		newCallCommand(g),
+		newSessionCommand(g),
 		newToolsCommand(g),
 		newVersionCommand(g),
 	)
@@ -90,9 +92,8 @@ func (g *globals) workspace() (string, error) {
 
 // builtinTools returns wield's own tools, in display order.
 func builtinTools() []*tool.Tool {
-	return []*tool.Tool{
-		echo.New(),
-	}
+	ts := []*tool.Tool{echo.New()}
+	return append(ts, sessiontool.Tools()...)
 }
 
 // registry builds the registry of built-in and declared tools. Problems in

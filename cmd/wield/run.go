@@ -16,6 +16,7 @@ import (
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/replay"
+	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -36,8 +37,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.cfg.MaxRounds, "max-rounds", 0, "stop after `N` model calls (default 10)")
 	fl.StringVar(&f.tools, "tools", "", "comma-separated `list` of tools to offer (default: all; 'prefix*' matches a family)")
 	fl.StringVar(&f.replay, "replay", "", "play the scripted model in this JSON Lines `file` instead of calling one")
-	fl.StringVar(&f.sessionID, "session", "", "continue the session with this `id`")
-	fl.BoolVar(&f.newSess, "new", false, "start a new session (the default)")
+	fl.StringVar(&f.sessionID, "session", "", "continue the session with this `id` (with --new: start it)")
+	fl.BoolVar(&f.newSess, "new", false, "start a new session (the default without --session)")
 	fl.BoolVar(&f.json, "json", false, "print the run's events as JSON lines on stdout")
 }
 
@@ -48,7 +49,7 @@ type runEnv struct {
 	close   func() error
 }
 
-func (g *globals) setupRun(ctx context.Context, f *runFlags, onEvent func(agent.Event)) (*runEnv, error) {
+func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEvent func(agent.Event)) (*runEnv, error) {
 	ws, err := g.workspace()
 	if err != nil {
 		return nil, err
@@ -89,10 +90,14 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, onEvent func(agent.
 	if err != nil {
 		g.logger().Warn("project instructions", "err", err)
 	}
-	sess, closeSession, err := g.openSession(ctx, ws, f)
+	store := g.store(ws)
+	sess, err := g.openSession(ctx, store, f, cfg, task)
 	if err != nil {
 		root.Close()
 		return nil, err
+	}
+	if !f.json && isTerminal(g.stderr) {
+		fmt.Fprintf(g.stderr, "\033[2msession %s\033[0m\n", sess.ID())
 	}
 	a, err := agent.New(agent.Config{
 		Provider:      provider,
@@ -103,28 +108,39 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, onEvent func(agent.
 		SystemPrompt:  cfg.SystemPrompt,
 		Instructions:  instructions,
 		Root:          root,
+		Services:      tool.ServiceMap{session.ServiceName: store},
 		MaxRounds:     cfg.MaxRounds,
 		OnEvent:       onEvent,
 		Logger:        g.logger(),
 	})
 	if err != nil {
-		closeSession()
+		sess.Close()
 		root.Close()
 		return nil, err
 	}
 	return &runEnv{agent: a, session: sess, close: func() error {
-		return errors.Join(closeSession(), root.Close())
+		return errors.Join(sess.Close(), root.Close())
 	}}, nil
 }
 
-// openSession returns the session a run works in. Until sessions are
-// journaled, every run works in a session held in memory.
-func (g *globals) openSession(_ context.Context, _ string, f *runFlags) (agent.Session, func() error, error) {
-	id := f.sessionID
-	if id == "" {
-		id = "run-" + time.Now().UTC().Format("20060102-150405")
+// openSession returns the session a run works in: the one named with
+// --session, or a new one. It is journaled in the workspace's store.
+func (g *globals) openSession(_ context.Context, st *session.Store, f *runFlags, cfg runConfig, task string) (*session.Session, error) {
+	if f.sessionID != "" && !f.newSess {
+		s, err := st.Open(f.sessionID)
+		if errors.Is(err, session.ErrNotFound) {
+			err = fmt.Errorf("%w; to start a session with this id, add --new", err)
+		}
+		if err != nil {
+			return nil, &exitError{exitUsage, err}
+		}
+		return s, nil
 	}
-	return agent.NewMemorySession(id), func() error { return nil }, nil
+	s, err := st.Create(session.Header{ID: f.sessionID, Agent: "wield", Model: cfg.Model, Purpose: oneLine(task, 120)})
+	if err != nil {
+		return nil, &exitError{exitUsage, err}
+	}
+	return s, nil
 }
 
 func splitList(flag string, fallback []string) []string {
@@ -168,7 +184,7 @@ See also: wield chat, wield tools.`,
 				return &exitError{exitUsage, err}
 			}
 			out := newRunPrinter(g, f.json)
-			env, err := g.setupRun(cmd.Context(), f, out.event)
+			env, err := g.setupRun(cmd.Context(), f, task, out.event)
 			if err != nil {
 				return err
 			}
@@ -200,7 +216,7 @@ See also: wield run.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := newRunPrinter(g, f.json)
-			env, err := g.setupRun(cmd.Context(), f, out.event)
+			env, err := g.setupRun(cmd.Context(), f, "", out.event)
 			if err != nil {
 				return err
 			}
