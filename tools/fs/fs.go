@@ -46,3 +46,13 @@ func (c Config) withDefaults() Config {
 	c.ExcludePatterns = append([]string(nil), c.ExcludePatterns...)
 	return c
 }
+
+// Tools returns the file tools built from cfg, in the order a model should
+// see them: read_file, list_directory, glob.
+func Tools(cfg Config) []*tool.Tool {
+	return []*tool.Tool{
+		NewRead(cfg),
+		NewList(cfg),
+		NewGlob(cfg),
+	}
+}

@@ -447,31 +447,13 @@ func (wk *walker) run(t task, opts walkOptions, q *workQueue, worker int, visit 
 
 // readDir lists n, reads its ignore files and queues what it shows.
 func (wk *walker) readDir(n *dirNode, opts walkOptions, q *workQueue, worker int, visit func(int, *fileEntry) error) error {
-	f, err := n.root.Open(".")
+	entries, err := wk.entries(n)
 	if err != nil {
 		wk.stats.fail(n.rel, err)
-		return nil
-	}
-	entries, err := f.ReadDir(-1)
-	f.Close()
-	if err != nil {
-		wk.stats.fail(n.rel, err)
-		// Show what could be read.
-	}
-	if n.hidden == visible {
-		// git reads no ignore file inside an excluded directory, and
-		// neither do we; it also ignores ignore files that are links.
-		for _, e := range entries {
-			if !e.Type().IsRegular() {
-				continue
-			}
-			switch e.Name() {
-			case gitIgnore:
-				n.git = wk.readIgnore(n, gitIgnore)
-			case wieldIgnore:
-				n.wield = wk.readIgnore(n, wieldIgnore)
-			}
+		if entries == nil {
+			return nil
 		}
+		// Show what could be read.
 	}
 	var batch []fileEntry
 	flush := func() {
@@ -527,6 +509,76 @@ func (wk *walker) readDir(n *dirNode, opts walkOptions, q *workQueue, worker int
 	}
 	flush()
 	return nil
+}
+
+// entries lists the directory n and reads its ignore files. On an error it
+// returns what it could read, if anything, with the error.
+func (wk *walker) entries(n *dirNode) ([]iofs.DirEntry, error) {
+	f, err := n.root.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if n.hidden == visible {
+		// git reads no ignore file inside an excluded directory, and
+		// neither do we; it also ignores ignore files that are links.
+		for _, e := range entries {
+			if !e.Type().IsRegular() {
+				continue
+			}
+			switch e.Name() {
+			case gitIgnore:
+				n.git = wk.readIgnore(n, gitIgnore)
+			case wieldIgnore:
+				n.wield = wk.readIgnore(n, wieldIgnore)
+			}
+		}
+	}
+	return entries, err
+}
+
+// A listedEntry is an entry of a directory listed on its own.
+type listedEntry struct {
+	name string
+	typ  iofs.FileMode
+}
+
+// list reads the single directory rel and returns the entries the rules
+// show; wk.stats counts those they hide. The caller closes nothing: the
+// directory is closed before list returns.
+func (wk *walker) list(rel string) ([]listedEntry, error) {
+	n, err := wk.startNode(rel)
+	if err != nil {
+		return nil, err
+	}
+	n.refs.Add(1)
+	defer n.release()
+	entries, err := wk.entries(n)
+	if err != nil && entries == nil {
+		return nil, err
+	}
+	if err != nil {
+		wk.stats.fail(n.rel, err)
+	}
+	var shown []listedEntry
+	for _, e := range entries {
+		name := e.Name()
+		if name == gitDir {
+			continue
+		}
+		rel := joinRel(n.rel, name)
+		d := wk.decide(n, rel, name, e.IsDir())
+		// An excluded directory with tracked files shows, as those files
+		// do in git ls-files; one entered only in case a .wieldignore
+		// re-includes something does not.
+		if d.show && (d.hidden == visible || d.hidden == byGit && wk.hasTrackedBelow(rel)) {
+			shown = append(shown, listedEntry{name: name, typ: e.Type()})
+		} else if d.counts {
+			wk.stats.hidden.Add(1)
+		}
+	}
+	return shown, nil
 }
 
 // readIgnore reads and parses one ignore file of n.

@@ -1,0 +1,150 @@
+package fs
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	iofs "io/fs"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/wieldhq/wield/tool"
+)
+
+// listLimit caps the entries list_directory shows.
+const listLimit = 1000
+
+//go:embed list.md
+var listDescription string
+
+// ListInput is the argument object of list_directory.
+type ListInput struct {
+	Path   string   `json:"path" jsonschema:"the directory to list, relative to the workspace root or absolute inside it; . for the root"`
+	Ignore []string `json:"ignore,omitempty" jsonschema:"glob patterns of entry names to leave out, such as *.test or node_modules"`
+}
+
+// ListData is the structured result of list_directory.
+type ListData struct {
+	Path    string      `json:"path"`
+	Entries []ListEntry `json:"entries"`
+	// Hidden counts the entries that ignore rules or the ignore argument
+	// left out.
+	Hidden int `json:"hidden,omitempty"`
+	// Omitted counts the entries shown in no list because of the limit.
+	Omitted int `json:"omitted,omitempty"`
+}
+
+// A ListEntry is one entry of a directory listing.
+type ListEntry struct {
+	Name string `json:"name"`
+	// Type is "dir", "file" or "symlink".
+	Type string `json:"type"`
+	Size int64  `json:"size,omitempty"`
+	// Target is where a symbolic link points, as written in the link.
+	Target string `json:"target,omitempty"`
+}
+
+// NewList returns the list_directory tool.
+func NewList(cfg Config) *tool.Tool {
+	cfg = cfg.withDefaults()
+	l := lister{cfg: cfg}
+	return tool.New(tool.Spec{
+		Name:        "list_directory",
+		Description: describe("list_directory", listDescription, cfg),
+		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true},
+	}, l.list)
+}
+
+type lister struct{ cfg Config }
+
+func (l lister) list(ctx context.Context, c *tool.Call, in ListInput) (tool.Result, error) {
+	w, ok := openWorkspace(c)
+	if !ok {
+		return noWorkspace, nil
+	}
+	for _, p := range in.Ignore {
+		if !doublestar.ValidatePattern(p) {
+			return tool.Failure(fmt.Sprintf("ignore pattern %q is not a valid glob", p)), nil
+		}
+	}
+	rel, err := w.rel(in.Path)
+	if err != nil {
+		return pathFailure(in.Path, err), nil
+	}
+	fi, err := w.stat(rel)
+	if err != nil {
+		return notFound(w, display(in.Path), rel, err), nil
+	}
+	if !fi.IsDir() {
+		return tool.Failure(display(in.Path) + " is a file, not a directory: use read_file to read it"), nil
+	}
+	if r, err := w.resolve(rel); err == nil {
+		rel = r // list a linked directory under its real name
+	}
+	wk := newWalker(w, l.cfg)
+	entries, err := wk.list(rel)
+	if err != nil {
+		return pathFailure(display(in.Path), err), nil
+	}
+	data := ListData{Path: display(rel)}
+	hidden := int(wk.stats.hidden.Load())
+	var dirs, files []ListEntry
+	for _, e := range entries {
+		if slices.ContainsFunc(in.Ignore, func(p string) bool { return doublestar.MatchUnvalidated(p, e.name) }) {
+			hidden++
+			continue
+		}
+		le := ListEntry{Name: e.name}
+		switch {
+		case e.typ.IsDir():
+			le.Type = "dir"
+			dirs = append(dirs, le)
+			continue
+		case e.typ&iofs.ModeSymlink != 0:
+			le.Type = "symlink"
+			le.Target, _ = w.root.Readlink(joinRel(rel, e.name))
+		default:
+			le.Type = "file"
+			if fi, err := w.root.Lstat(joinRel(rel, e.name)); err == nil {
+				le.Size = fi.Size()
+			}
+		}
+		files = append(files, le)
+	}
+	byName := func(a, b ListEntry) int { return strings.Compare(a.Name, b.Name) }
+	slices.SortFunc(dirs, byName)
+	slices.SortFunc(files, byName)
+	all := append(dirs, files...)
+	data.Hidden = hidden
+
+	out := newOutput(l.cfg.OutputBudget)
+	header := fmt.Sprintf("%s: %s, %s", data.Path, plural(len(dirs), "directory"), plural(len(files), "file"))
+	if hidden > 0 {
+		header += fmt.Sprintf("; %d hidden by ignore rules", hidden)
+	}
+	out.line(header)
+	for i, e := range all {
+		var s string
+		switch e.Type {
+		case "dir":
+			s = e.Name + "/"
+		case "symlink":
+			s = e.Name + " -> " + e.Target
+		default:
+			s = e.Name + "  " + formatSize(e.Size)
+		}
+		if i >= listLimit || !out.line(s) {
+			data.Omitted = len(all) - i
+			break
+		}
+		data.Entries = append(data.Entries, e)
+	}
+	if data.Omitted > 0 {
+		out.note("%s not shown; narrow with ignore, or use glob with a pattern", plural(data.Omitted, "more entry"))
+	}
+	if s := wk.stats.summary(); s != "" {
+		out.note("%s", s)
+	}
+	return tool.Result{Success: true, Output: out.String(), Data: data}, nil
+}

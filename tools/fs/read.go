@@ -1,0 +1,403 @@
+package fs
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/base64"
+	"fmt"
+	"image"
+	_ "image/gif"  // image.DecodeConfig reads GIF sizes
+	_ "image/jpeg" // and JPEG
+	_ "image/png"  // and PNG
+	"io"
+	iofs "io/fs"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/wieldhq/wield/tool"
+)
+
+// Limits of read_file.
+const (
+	readDefaultLimit = 2000     // lines read when no limit is given
+	maxLineChars     = 2000     // characters of one line shown; the rest is cut
+	maxReadBytes     = 20 << 20 // larger files are refused
+	maxImageBytes    = 5 << 20  // larger images are refused
+	sniffBytes       = 8 << 10  // a NUL byte in this much of a file makes it binary
+)
+
+//go:embed read.md
+var readDescription string
+
+// ReadInput is the argument object of read_file.
+type ReadInput struct {
+	Path   string `json:"path" jsonschema:"the file to read, relative to the workspace root or absolute inside it"`
+	Offset int    `json:"offset,omitempty" default:"1" jsonschema:"the first line to show, counting from 1"`
+	Limit  int    `json:"limit,omitempty" default:"2000" jsonschema:"how many lines to show"`
+}
+
+// ReadData is the structured result of read_file for a text file.
+type ReadData struct {
+	Path       string `json:"path"`
+	StartLine  int    `json:"startLine"`
+	EndLine    int    `json:"endLine"`
+	TotalLines int    `json:"totalLines"`
+	// NextOffset is the offset that continues the read; zero at the end.
+	NextOffset int `json:"nextOffset,omitempty"`
+	// Changed reports whether the file changed while it was read.
+	Changed bool `json:"changed,omitempty"`
+}
+
+// FileData describes a file read_file does not show as text: an image,
+// whose bytes are in Base64, or another binary file.
+type FileData struct {
+	Path     string `json:"path"`
+	MIMEType string `json:"mimeType"`
+	Size     int64  `json:"size"`
+	Binary   bool   `json:"binary,omitempty"`
+	Base64   string `json:"base64,omitempty"`
+}
+
+// NewRead returns the read_file tool.
+func NewRead(cfg Config) *tool.Tool {
+	cfg = cfg.withDefaults()
+	r := reader{cfg: cfg}
+	return tool.New(tool.Spec{
+		Name:        "read_file",
+		Description: describe("read_file", readDescription, cfg),
+		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true},
+	}, r.read)
+}
+
+type reader struct{ cfg Config }
+
+func (r reader) read(ctx context.Context, c *tool.Call, in ReadInput) (tool.Result, error) {
+	w, ok := openWorkspace(c)
+	if !ok {
+		return noWorkspace, nil
+	}
+	if in.Offset < 0 {
+		return tool.Failure(fmt.Sprintf("offset %d is not a line number: lines count from 1", in.Offset)), nil
+	}
+	if in.Limit < 0 {
+		return tool.Failure(fmt.Sprintf("limit %d is negative: give the number of lines to show", in.Limit)), nil
+	}
+	if strings.TrimSpace(in.Path) == "" {
+		return tool.Failure("path is empty: give the file to read"), nil
+	}
+	rel, err := w.rel(in.Path)
+	if err != nil {
+		return pathFailure(in.Path, err), nil
+	}
+	data, res, ok := readWhole(w, in.Path, rel, maxReadBytes, "read_file")
+	if !ok {
+		return res, nil
+	}
+	if data.isDir {
+		return tool.Failure(in.Path + " is a directory: use list_directory to see what it holds, or glob to find files in it"), nil
+	}
+	if mime, ok := imageType(data.bytes); ok {
+		return readImage(in.Path, mime, data.bytes), nil
+	}
+	text, decoded, binary := decodeText(data.bytes)
+	if binary {
+		return describeBinary(in.Path, data.bytes, data.size), nil
+	}
+	return r.readText(in, text, decoded, data.changed), nil
+}
+
+// wholeFile is a file read in one go.
+type wholeFile struct {
+	bytes   []byte
+	size    int64
+	isDir   bool
+	changed bool // the size or time changed while it was read
+}
+
+// readWhole reads the regular file rel (arg as the model wrote it) of at
+// most limit bytes. On failure it returns the result to give and false.
+func readWhole(w *workspace, arg, rel string, limit int64, toolName string) (wholeFile, tool.Result, bool) {
+	fi, err := w.stat(rel)
+	if err != nil {
+		return wholeFile{}, notFound(w, arg, rel, err), false
+	}
+	if fi.IsDir() {
+		return wholeFile{isDir: true}, tool.Result{}, true
+	}
+	if !fi.Mode().IsRegular() {
+		return wholeFile{}, tool.Failure(fmt.Sprintf("%s is not a regular file but a %s; it cannot be read", arg, fileKind(fi.Mode()))), false
+	}
+	if fi.Size() > limit {
+		return wholeFile{}, tool.Failure(fmt.Sprintf("%s is %s, more than the %s %s reads. Use search_file_content with path=%q to find the lines you need, "+
+			"or a shell command such as sed -n '1000,1100p' to print a range", arg, formatSize(fi.Size()), formatSize(limit), toolName, arg)), false
+	}
+	f, err := w.open(rel)
+	if err != nil {
+		return wholeFile{}, pathFailure(arg, err), false
+	}
+	defer f.Close()
+	before, err := f.Stat()
+	if err != nil {
+		return wholeFile{}, pathFailure(arg, err), false
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, before.Size()+1))
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
+		return wholeFile{}, tool.Failure(describePathError(arg, err)), false
+	}
+	if int64(buf.Len()) > limit {
+		return wholeFile{}, tool.Failure(fmt.Sprintf("%s grew past %s while it was read; try again, or search it with search_file_content", arg, formatSize(limit))), false
+	}
+	wf := wholeFile{bytes: buf.Bytes(), size: int64(buf.Len())}
+	if after, err := f.Stat(); err == nil {
+		wf.changed = after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) || wf.size != before.Size()
+	}
+	return wf, tool.Result{}, true
+}
+
+// notFound describes a failed lookup, suggesting near names for a missing
+// file.
+func notFound(w *workspace, arg, rel string, err error) tool.Result {
+	msg := describePathError(arg, err)
+	if s := suggest(w, rel); s != "" {
+		msg += "; did you mean " + s + "?"
+	}
+	return tool.Failure(msg)
+}
+
+// suggest returns up to three names near rel from its directory, quoted
+// and joined with "or", or "".
+func suggest(w *workspace, rel string) string {
+	dir, name := parentOf(rel), baseOf(rel)
+	f, err := w.root.Open(display(dir))
+	if err != nil {
+		return ""
+	}
+	names, err := f.Readdirnames(4096)
+	f.Close()
+	if err != nil && len(names) == 0 {
+		return ""
+	}
+	var near []string
+	for _, n := range names {
+		if len(near) == 3 {
+			break
+		}
+		if strings.EqualFold(n, name) || (len(name) > 2 && editDistance(strings.ToLower(n), strings.ToLower(name), 2) <= 2) {
+			near = append(near, strconv.Quote(joinRel(dir, n)))
+		}
+	}
+	return strings.Join(near, " or ")
+}
+
+// editDistance returns the Levenshtein distance of a and b, or max+1 once
+// it is known to exceed max.
+func editDistance(a, b string, max int) int {
+	if d := len(a) - len(b); d > max || -d > max {
+		return max + 1
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		low := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			low = min(low, cur[j])
+		}
+		if low > max {
+			return max + 1
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func baseOf(rel string) string { return rel[strings.LastIndexByte(rel, '/')+1:] }
+
+// fileKind names the type of a file that is not regular.
+func fileKind(m iofs.FileMode) string {
+	switch {
+	case m&iofs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&iofs.ModeSocket != 0:
+		return "socket"
+	case m&iofs.ModeCharDevice != 0:
+		return "character device"
+	case m&iofs.ModeDevice != 0:
+		return "device"
+	case m&iofs.ModeSymlink != 0:
+		return "symbolic link"
+	}
+	return "special file"
+}
+
+// imageType returns the MIME type of data if it is an image the model can
+// be shown.
+func imageType(data []byte) (string, bool) {
+	switch mime := http.DetectContentType(data); mime {
+	case "image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp":
+		return mime, true
+	}
+	return "", false
+}
+
+func readImage(arg, mime string, data []byte) tool.Result {
+	if len(data) > maxImageBytes {
+		return tool.Failure(fmt.Sprintf("%s is an image of %s, more than the %s that can be attached", arg, formatSize(int64(len(data))), formatSize(maxImageBytes)))
+	}
+	what := mime
+	if cfg, _, err := image.DecodeConfig(bytes.NewReader(data)); err == nil {
+		what = fmt.Sprintf("%s, %d×%d", mime, cfg.Width, cfg.Height)
+	}
+	return tool.Result{
+		Success: true,
+		Output:  fmt.Sprintf("%s is an image (%s, %s); it is attached as base64 data.", arg, what, formatSize(int64(len(data)))),
+		Data:    FileData{Path: arg, MIMEType: mime, Size: int64(len(data)), Base64: base64.StdEncoding.EncodeToString(data)},
+	}
+}
+
+func describeBinary(arg string, data []byte, size int64) tool.Result {
+	mime := http.DetectContentType(data)
+	return tool.Result{
+		Success: true,
+		Output:  fmt.Sprintf("%s is a binary file (%s, %s); its content is not shown.", arg, mime, formatSize(size)),
+		Data:    FileData{Path: arg, MIMEType: mime, Size: size, Binary: true},
+	}
+}
+
+// decodeText returns data as text: UTF-16 with a byte-order mark is
+// converted to UTF-8 (decoded reports it), a UTF-8 byte-order mark is
+// dropped, and data with a NUL byte near its start is binary.
+func decodeText(data []byte) (text []byte, decoded string, binary bool) {
+	switch {
+	case bytes.HasPrefix(data, []byte{0xff, 0xfe}):
+		return fromUTF16(data[2:], false), "UTF-16LE", false
+	case bytes.HasPrefix(data, []byte{0xfe, 0xff}):
+		return fromUTF16(data[2:], true), "UTF-16BE", false
+	}
+	if bytes.IndexByte(data[:min(len(data), sniffBytes)], 0) >= 0 {
+		return nil, "", true
+	}
+	return bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), "", false
+}
+
+func fromUTF16(b []byte, bigEndian bool) []byte {
+	u := make([]uint16, len(b)/2)
+	for i := range u {
+		if bigEndian {
+			u[i] = uint16(b[2*i])<<8 | uint16(b[2*i+1])
+		} else {
+			u[i] = uint16(b[2*i+1])<<8 | uint16(b[2*i])
+		}
+	}
+	return []byte(string(utf16.Decode(u)))
+}
+
+// countLines returns the number of lines of text; a final line without a
+// newline counts.
+func countLines(text []byte) int {
+	n := bytes.Count(text, []byte{'\n'})
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// cutLine makes a line fit to show: CR dropped, invalid UTF-8 replaced, and
+// at most max characters, with a marker saying how long it was. It reports
+// whether the line had invalid UTF-8.
+func cutLine(line []byte, max int) (string, bool) {
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	s := string(line)
+	invalid := !utf8.Valid(line)
+	if invalid {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if len(s) <= max {
+		return s, invalid
+	}
+	n := utf8.RuneCountInString(s)
+	if n <= max {
+		return s, invalid
+	}
+	i, count := 0, 0
+	for i = range s {
+		if count == max {
+			break
+		}
+		count++
+	}
+	return fmt.Sprintf("%s … [line cut: %d characters]", s[:i], n), invalid
+}
+
+func (r reader) readText(in ReadInput, text []byte, decoded string, changed bool) tool.Result {
+	total := countLines(text)
+	if total == 0 {
+		return tool.Result{Success: true, Output: fmt.Sprintf("[%s is empty]", in.Path), Data: ReadData{Path: in.Path}}
+	}
+	offset, limit := max(in.Offset, 1), in.Limit
+	if limit == 0 {
+		limit = readDefaultLimit
+	}
+	if offset > total {
+		return tool.Failure(fmt.Sprintf("offset %d is past the end of %s, which has %s", offset, in.Path, plural(total, "line")))
+	}
+	last := min(total, offset+limit-1)
+	width := len(strconv.Itoa(last))
+	out := newOutput(r.cfg.OutputBudget)
+	invalid := false
+	end := offset - 1
+	rest := text
+	for n := 1; n <= last && len(rest) > 0; n++ {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		if n < offset {
+			continue
+		}
+		s, bad := cutLine(line, maxLineChars)
+		if l := fmt.Sprintf("%*d\t%s", width, n, s); !out.line(l) {
+			if n > offset {
+				break
+			}
+			out.force(l) // a budget too small for even one line: show it anyway
+		}
+		invalid = invalid || bad
+		end = n
+	}
+	data := ReadData{Path: in.Path, StartLine: offset, EndLine: end, TotalLines: total, Changed: changed}
+	switch {
+	case end < total && out.full:
+		data.NextOffset = end + 1
+		out.note("lines %d-%d of %d (output budget reached); next: offset=%d", offset, end, total, end+1)
+	case end < total:
+		data.NextOffset = end + 1
+		out.note("lines %d-%d of %d; next: offset=%d", offset, end, total, end+1)
+	case offset > 1:
+		out.note("lines %d-%d of %d: end of file", offset, end, total)
+	}
+	if decoded != "" {
+		out.note("decoded from %s", decoded)
+	}
+	if invalid {
+		out.note("not valid UTF-8: invalid bytes are shown as \uFFFD; the file may use another encoding")
+	}
+	if changed {
+		out.note("%s changed while it was read; read it again if the lines look inconsistent", in.Path)
+	}
+	return tool.Result{Success: true, Output: out.String(), Data: data}
+}

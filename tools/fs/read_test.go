@@ -1,0 +1,159 @@
+package fs
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func numbered(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	return b.String()
+}
+
+func TestRead(t *testing.T) {
+	long := strings.Repeat("é", maxLineChars+10)
+	dir := makeTree(t, map[string]string{
+		"five.txt":           numbered(5),
+		"no-final-newline":   "a\nb",
+		"empty":              "",
+		"crlf.txt":           "one\r\ntwo\r\n",
+		"long.txt":           "short\n" + long + "\n",
+		"latin1.txt":         "caf\xe9\n",
+		"utf16.txt":          "\xff\xfeh\x00i\x00\n\x00",
+		"bom.txt":            "\xef\xbb\xbfhello\n",
+		"bin.dat":            "ELF\x00\x01\x02",
+		"not_a_file.go/x.go": "package x\n",
+		"sub/target.txt":     "through a link\n",
+		"link.txt":           "->sub/target.txt",
+		"big.txt":            numbered(3000),
+		"Readme.md":          "x\n",
+		"dangling":           "->nowhere",
+		"d/two words.txt":    "spaces\n",
+	})
+	call := testCall(t, dir)
+	read := NewRead(Config{})
+	tests := []struct {
+		name   string
+		in     ReadInput
+		wantOK bool
+		want   []string
+		not    []string
+	}{
+		{"whole file", ReadInput{Path: "five.txt"}, true, []string{"1\tline 1\n", "5\tline 5"}, []string{"next:"}},
+		{"offset and limit", ReadInput{Path: "five.txt", Offset: 2, Limit: 2}, true,
+			[]string{"2\tline 2\n3\tline 3\n", "[lines 2-3 of 5; next: offset=4]"}, []string{"line 1", "line 4"}},
+		{"offset to the end", ReadInput{Path: "five.txt", Offset: 4}, true, []string{"[lines 4-5 of 5: end of file]"}, nil},
+		{"default limit", ReadInput{Path: "big.txt"}, true,
+			[]string{"[lines 1-", "of 3000", "next: offset="}, []string{"line 2001"}},
+		{"absolute path inside", ReadInput{Path: filepath.Join(dir, "five.txt"), Limit: 1}, true, []string{"1\tline 1"}, nil},
+		{"no final newline", ReadInput{Path: "no-final-newline"}, true, []string{"1\ta\n2\tb"}, nil},
+		{"empty", ReadInput{Path: "empty"}, true, []string{"empty"}, nil},
+		{"CRLF shown without CR", ReadInput{Path: "crlf.txt"}, true, []string{"1\tone\n2\ttwo"}, []string{"\r"}},
+		{"long line cut", ReadInput{Path: "long.txt"}, true, []string{fmt.Sprintf("[line cut: %d characters]", maxLineChars+10)}, nil},
+		{"invalid UTF-8", ReadInput{Path: "latin1.txt"}, true, []string{"caf\uFFFD", "not valid UTF-8"}, nil},
+		{"UTF-16", ReadInput{Path: "utf16.txt"}, true, []string{"1\thi", "decoded from UTF-16LE"}, nil},
+		{"UTF-8 BOM dropped", ReadInput{Path: "bom.txt"}, true, []string{"1\thello"}, []string{"\ufeff"}},
+		{"binary described", ReadInput{Path: "bin.dat"}, true, []string{"binary file", "not shown"}, []string{"ELF"}},
+		{"link inside", ReadInput{Path: "link.txt"}, true, []string{"through a link"}, nil},
+		{"spaces in the name", ReadInput{Path: "d/two words.txt"}, true, []string{"spaces"}, nil},
+		{"directory", ReadInput{Path: "not_a_file.go"}, false, []string{"not_a_file.go is a directory", "list_directory"}, nil},
+		{"root", ReadInput{Path: "."}, false, []string{"is a directory"}, nil},
+		{"missing", ReadInput{Path: "nope.txt"}, false, []string{"nope.txt does not exist"}, nil},
+		{"missing with a suggestion", ReadInput{Path: "readme.md"}, false, []string{`did you mean "Readme.md"?`}, nil},
+		{"missing parent", ReadInput{Path: "five.txt/x"}, false, []string{"five.txt/x"}, nil},
+		{"dangling link", ReadInput{Path: "dangling"}, false, []string{"dangling does not exist"}, nil},
+		{"offset past the end", ReadInput{Path: "five.txt", Offset: 9}, false, []string{"offset 9 is past the end of five.txt, which has 5 lines"}, nil},
+		{"negative offset", ReadInput{Path: "five.txt", Offset: -1}, false, []string{"lines count from 1"}, nil},
+		{"negative limit", ReadInput{Path: "five.txt", Limit: -3}, false, []string{"negative"}, nil},
+		{"empty path", ReadInput{Path: " "}, false, []string{"path is empty"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := run(t, read, call, tt.in)
+			checkResult(t, res, tt.wantOK, tt.want...)
+			for _, n := range tt.not {
+				if strings.Contains(res.Output, n) {
+					t.Errorf("output contains %q:\n%s", n, res.Output)
+				}
+			}
+		})
+	}
+}
+
+func TestReadBigFileRefused(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "huge.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(maxReadBytes + 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	res := run(t, NewRead(Config{}), testCall(t, dir), ReadInput{Path: "huge.log"})
+	checkResult(t, res, false, "huge.log is 20.0 MiB", "more than the 20.0 MiB read_file reads", "search_file_content")
+}
+
+func TestReadOutputBudget(t *testing.T) {
+	dir := makeTree(t, map[string]string{"f": numbered(100)})
+	res := run(t, NewRead(Config{OutputBudget: 200}), testCall(t, dir), ReadInput{Path: "f"})
+	checkResult(t, res, true, "(output budget reached); next: offset=")
+	data := res.Data.(ReadData)
+	if data.NextOffset != data.EndLine+1 || data.EndLine >= 100 || data.EndLine < 2 {
+		t.Errorf("data = %+v; want a partial read that says where to continue", data)
+	}
+	// A budget too small for one line still shows that line.
+	res = run(t, NewRead(Config{OutputBudget: 3}), testCall(t, dir), ReadInput{Path: "f"})
+	checkResult(t, res, true, "1\tline 1", "next: offset=2")
+}
+
+func TestReadImage(t *testing.T) {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 3, 2))); err != nil {
+		t.Fatal(err)
+	}
+	dir := makeTree(t, map[string]string{"pic.png": buf.String()})
+	res := run(t, NewRead(Config{}), testCall(t, dir), ReadInput{Path: "pic.png"})
+	checkResult(t, res, true, "image/png, 3×2")
+	data, ok := res.Data.(FileData)
+	if !ok || data.MIMEType != "image/png" {
+		t.Fatalf("data = %#v; want image data", res.Data)
+	}
+	got, err := base64.StdEncoding.DecodeString(data.Base64)
+	if err != nil || !bytes.Equal(got, buf.Bytes()) {
+		t.Errorf("base64 data does not decode to the image (err %v)", err)
+	}
+}
+
+func TestReadSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Skipf("cannot make a named pipe here: %v", err)
+	}
+	// Opening a pipe for reading would block; the tool must not open it.
+	res := run(t, NewRead(Config{}), testCall(t, dir), ReadInput{Path: "pipe"})
+	checkResult(t, res, false, "pipe is not a regular file but a named pipe")
+}
+
+func TestReadPermissionDenied(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("running as root: file permissions do not apply")
+	}
+	dir := makeTree(t, map[string]string{"locked": "x\n"})
+	if err := os.Chmod(filepath.Join(dir, "locked"), 0); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, NewRead(Config{}), testCall(t, dir), ReadInput{Path: "locked"})
+	checkResult(t, res, false, "locked: permission denied")
+}
