@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/gofrs/flock"
 
@@ -215,7 +216,13 @@ func (s *Session) RecordCall(_ context.Context, c *tool.Call, args json.RawMessa
 func (s *Session) RecordResult(_ context.Context, c *tool.Call, r tool.Result) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := Turn{Kind: TurnToolResponse, Time: s.store.now(), CallID: c.ID, Tool: c.Tool,
+	t := s.red.turn(resultTurn(c, r, s.store.now()))
+	return s.append(&event{Op: opPool, Turn: &t}, false)
+}
+
+// resultTurn is the tool_response turn of a result.
+func resultTurn(c *tool.Call, r tool.Result, now time.Time) Turn {
+	t := Turn{Kind: TurnToolResponse, Time: now, CallID: c.ID, Tool: c.Tool,
 		Status: StatusFailed, Output: r.ForModel()}
 	if r.Success {
 		t.Status = StatusSucceeded
@@ -227,14 +234,21 @@ func (s *Session) RecordResult(_ context.Context, c *tool.Call, r tool.Result) e
 		}
 		t.Data = b
 	}
-	t = s.red.turn(t)
-	return s.append(&event{Op: opPool, Turn: &t}, false)
+	return t
 }
 
 // Commit merges the pool into the turns and forces the journal to disk.
+// Calls other processes recorded in the session's inbox meanwhile join
+// the pool first.
 func (s *Session) Commit(context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.st.Open() {
+		return fmt.Errorf("session %s: commit: no open transaction", s.ID())
+	}
+	if err := s.drainInbox(); err != nil {
+		return err
+	}
 	return s.append(&event{Op: opCommit}, true)
 }
 

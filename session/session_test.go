@@ -550,3 +550,46 @@ func TestOneWriterAcrossProcesses(t *testing.T) {
 	must(t, err)
 	must(t, s.Close())
 }
+
+func TestRecordFromOutside(t *testing.T) {
+	ctx := t.Context()
+	st := newStore(t)
+	s, err := st.Create(Header{ID: "ext"})
+	must(t, err)
+	must(t, s.Close())
+	// Nobody writes the session: the pair is committed at once.
+	must(t, st.Record(ctx, "ext", call("m1", "echo"), json.RawMessage(`{"text":"a"}`), tool.Text("a")))
+	got, err := st.Load("ext")
+	must(t, err)
+	if len(got.Turns) != 2 || got.Open() || got.Pools[0].Status != PoolCommitted {
+		t.Fatalf("after Record on a free session: %+v", got)
+	}
+	// Another process writes it: the pair waits in the inbox and joins the
+	// writer's pool when it commits.
+	other := &Store{Dir: st.Dir, Logger: st.Logger}
+	w, err := other.Open("ext")
+	must(t, err)
+	must(t, w.Begin(ctx, "task"))
+	// A second Store stands in for the other process: its lock is taken.
+	must(t, st.Record(ctx, "ext", call("m2", "echo"), json.RawMessage(`{"text":"b"}`), tool.Failure("boom")))
+	if got, _ := st.Load("ext"); len(got.Turns) != 2 {
+		t.Fatalf("the inbox pair reached the journal before the writer committed")
+	}
+	must(t, w.Commit(ctx))
+	must(t, w.Close())
+	got, err = st.Load("ext")
+	must(t, err)
+	checkOneResultPerCall(t, got.Turns)
+	if n := len(got.Turns); n != 2+3 || got.Turns[4].Status != StatusFailed || got.Turns[4].CallID != "m2" {
+		t.Errorf("turns = %+v, want the writer's task then the inbox pair", got.Turns)
+	}
+	// The same Store has it open: the pair joins the open transaction.
+	w, err = st.Open("ext")
+	must(t, err)
+	defer w.Close()
+	must(t, w.Begin(ctx, "another"))
+	must(t, st.Record(ctx, "ext", call("m3", "echo"), json.RawMessage(`{}`), tool.Text("c")))
+	if n := len(w.State().Pool); n != 3 {
+		t.Errorf("pool = %d turns, want task and the pair", n)
+	}
+}

@@ -301,6 +301,9 @@ func (s *Store) Open(id string) (*Session, error) {
 			return fail(err)
 		}
 	}
+	if err := ss.drainInbox(); err != nil {
+		return fail(err)
+	}
 	return s.register(ss)
 }
 
