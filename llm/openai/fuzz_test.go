@@ -1,0 +1,213 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wieldhq/wield/llm"
+)
+
+// streamSeeds are bodies that reach the interesting paths of the stream
+// reader; the recorded streams are added when they are present.
+var streamSeeds = []string{
+	textStream("hello"),
+	strings.ReplaceAll(textStream("crlf"), "\n", "\r\n"),
+	strings.ReplaceAll(textStream("cr"), "\n", "\r"),
+	": keep-alive\n\nevent: message\nid: 1\nretry: 10\ndata: {\"choices\":[{\"delta\":{\"content\":\"a\"},\"finish_reason\":\"stop\"}]}\n\n",
+	sse(`{"id":"c","choices":[{"index":0,"delta":{"reasoning_content":"think","content":null}}]}`,
+		`{"choices":[{"delta":{"reasoning":"more","tool_calls":[{"index":1,"id":"t1","type":"function","function":{"name":"read","arguments":""}}]}}]}`,
+		`{"choices":[{"delta":{"tool_calls":[{"index":1,"function":{"arguments":"{\"pa"}}]}}]}`,
+		`{"choices":[{"delta":{"tool_calls":[{"index":1,"id":"","function":{"name":"","arguments":"th\":1}"}}]}}]}`,
+		`{"choices":[{"delta":{"tool_calls":[{"id":"t2","function":{"name":"now"}}]}}]}`,
+		`{"choices":[{"delta":{},"finish_reason":"tool_calls"}],"x_groq":{"usage":{"prompt_tokens":3,"completion_tokens":4}}}`),
+	sse(`{"error":{"message":"boom","code":503}}`),
+	"event: error\ndata: \"overloaded\"\n\n",
+	"data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: [DO",
+	"data: [DONE]",
+	"data:{\"choices\":[{\"delta\":{\"content\":5},\"finish_reason\":\"banana\"}]}\n",
+	sse(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"x","arguments":{"k":[1,2]}}},{"index":0,"id":"b","function":{"name":"y","arguments":null}}]}}]}`,
+		`{"choices":[{"delta":{},"finish_reason":"length"}],"usage":{"prompt_tokens":1,"completion_tokens":2,"completion_tokens_details":{"reasoning_tokens":1},"prompt_tokens_details":{"cached_tokens":1}}}`),
+	"data: {\"choices\":[{\"delta\":{\"content\":\"\xff\xfe\"}}]}\n\n",
+	"",
+	"\r\r\n\n:\n",
+}
+
+func addStreamSeeds(f *testing.F, add func(string)) {
+	for _, s := range streamSeeds {
+		add(s)
+	}
+	dir, _ := os.Getwd()
+	files, _ := filepath.Glob(filepath.Join(dir, "..", "..", "..", "shared", "conformance", "llm-streams", "openai-chat", "*.chunks.txt"))
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var payloads []string
+		for line := range strings.Lines(string(data)) {
+			if line = strings.TrimSpace(line); line != "" {
+				payloads = append(payloads, line)
+			}
+		}
+		add(sse(payloads...))
+	}
+}
+
+// outcome is a comparable summary of one read.
+type outcome struct {
+	Resp   *llm.Response
+	Err    string
+	Events []llm.Event
+}
+
+func readOutcome(r io.Reader, whole bool) outcome {
+	var o outcome
+	handle := func(e llm.Event) {
+		if e.ToolCall != nil {
+			c := *e.ToolCall
+			e.ToolCall = &c
+		}
+		o.Events = append(o.Events, e)
+	}
+	var err error
+	if whole {
+		o.Resp, err = readResponse(r, &nameMap{}, handle)
+	} else {
+		o.Resp, err = readStream(r, &nameMap{}, handle)
+	}
+	if err != nil {
+		o.Err = err.Error()
+		if !errors.Is(err, llm.ErrProtocol) {
+			if _, ok := errors.AsType[*llm.APIError](err); !ok {
+				o.Err = "unexpected error type: " + o.Err
+			}
+		}
+	}
+	return o
+}
+
+// checkOutcome checks what holds for every reply the reader accepts.
+func checkOutcome(t *testing.T, o outcome) {
+	t.Helper()
+	if strings.HasPrefix(o.Err, "unexpected error type") {
+		t.Fatal(o.Err)
+	}
+	if o.Resp == nil {
+		if o.Err == "" {
+			t.Fatal("no response and no error")
+		}
+		for _, e := range o.Events {
+			if e.Kind == llm.EventToolCall {
+				t.Fatalf("tool call event %v for a failed reply", e.ToolCall)
+			}
+		}
+		return
+	}
+	var text, reasoning strings.Builder
+	var calls []llm.ToolCall
+	for _, e := range o.Events {
+		switch e.Kind {
+		case llm.EventText:
+			text.WriteString(e.Text)
+		case llm.EventReasoning:
+			reasoning.WriteString(e.Text)
+		case llm.EventToolCall:
+			calls = append(calls, *e.ToolCall)
+		}
+		if e.Kind != llm.EventToolCall && e.Text == "" {
+			t.Fatalf("empty %s event", e.Kind)
+		}
+	}
+	m := o.Resp.Message
+	if text.String() != m.Content || reasoning.String() != m.Reasoning {
+		t.Fatalf("events %q / %q do not add up to the message %q / %q", text.String(), reasoning.String(), m.Content, m.Reasoning)
+	}
+	if diff := cmp.Diff(m.ToolCalls, calls); diff != "" {
+		t.Fatalf("tool call events differ from the message (-message +events):\n%s", diff)
+	}
+	for _, c := range m.ToolCalls {
+		if c.ID == "" || c.Name == "" || len(bytes.TrimSpace(c.Arguments)) == 0 {
+			t.Fatalf("incomplete tool call %+v", c)
+		}
+	}
+	if m.Role != llm.RoleAssistant {
+		t.Fatalf("role %q", m.Role)
+	}
+}
+
+// FuzzStream feeds arbitrary bodies to the stream reader, whole and one
+// byte at a time: it must never panic, must read both the same way, and
+// whatever it accepts must be a well-formed reply.
+func FuzzStream(f *testing.F) {
+	addStreamSeeds(f, func(s string) { f.Add([]byte(s)) })
+	f.Fuzz(func(t *testing.T, body []byte) {
+		whole := readOutcome(bytes.NewReader(body), false)
+		checkOutcome(t, whole)
+		bytewise := readOutcome(iotest.OneByteReader(bytes.NewReader(body)), false)
+		if diff := cmp.Diff(whole, bytewise); diff != "" {
+			t.Fatalf("reading one byte at a time differs (-whole +bytewise):\n%s", diff)
+		}
+	})
+}
+
+// FuzzResponse feeds arbitrary bodies to the reader of whole replies.
+func FuzzResponse(f *testing.F) {
+	for _, s := range []string{
+		`{"id":"x","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi","reasoning_content":"r"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}`,
+		`{"choices":[{"message":{"content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"a","arguments":"{\"x\":"}},{"function":{"name":"b","arguments":{"y":1}}}]},"finish_reason":"tool_calls"}]}`,
+		`{"choices":[{"message":{"tool_calls":[{"function":{"name":""}}]}}]}`,
+		`{"choices":[]}`,
+		`{"error":{"message":"no","code":"429"}}`,
+		`{"error":"plain"}`,
+		`[]`, `null`, ``, `{"choices":[null]}`, `{"choices":[{"message":null,"finish_reason":7}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		checkOutcome(t, readOutcome(bytes.NewReader(body), true))
+	})
+}
+
+// FuzzErrorBody feeds arbitrary error bodies and headers to the error
+// parsers: they must not panic, and waits must never be negative.
+func FuzzErrorBody(f *testing.F) {
+	for _, s := range [][2]string{
+		{`{"error":{"message":"Incorrect API key provided.","code":"invalid_api_key"}}`, "2"},
+		{`{"error":"model not found"}`, "Wed, 21 Oct 2015 07:28:00 GMT"},
+		{`{"error":"Not Found","message":"Cannot POST /x","status":404}`, "1.5"},
+		{`{"detail":"Service Unavailable"}`, "-1"},
+		{`{"message":"x","code":503}`, "1e400"},
+		{"<html>\xff</html>", "NaN"},
+		{`"just a string"`, ""},
+	} {
+		f.Add([]byte(s[0]), s[1])
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, body []byte, header string) {
+		msg := errorMessage(body)
+		if len(msg) > 600 && !json.Valid(body) {
+			t.Fatalf("message of %d bytes from a plain body; want it clipped", len(msg))
+		}
+		e := streamError(body)
+		if e.Status < 400 || e.Status > 599 {
+			t.Fatalf("stream error status %d", e.Status)
+		}
+		h := http.Header{}
+		h.Set("Retry-After", header)
+		h.Set("Retry-After-Ms", header)
+		if d := retryAfter(h, now); d < 0 {
+			t.Fatalf("retryAfter(%q) = %v", header, d)
+		}
+	})
+}
