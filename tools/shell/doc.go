@@ -1,0 +1,97 @@
+// Package shell provides the shell tools: run_shell_command, which runs a
+// command line with bash, and shell_output and shell_kill, which read and
+// stop the commands that go on as background jobs.
+//
+// The tools are built so that a command never hangs the agent and never
+// leaves a process behind:
+//
+//	jobs, err := shell.NewJobs(&shell.JobsOptions{Subreaper: true})
+//	defer jobs.Close() // stops every command still running
+//	tools := shell.Tools(shell.Config{Jobs: jobs})
+//
+// # Running a command
+//
+// A command runs as bash -c COMMAND (sh when there is no bash) in the
+// workspace root or a directory inside it, with standard input from
+// /dev/null. The shell leads a session of its own: it and its children
+// form one process group that one signal reaches, and they have no
+// controlling terminal, so a program that opens /dev/tty to ask for a
+// password fails at once instead of waiting. Its environment is wield's,
+// less variables whose names look like secrets (see [Config.AllowEnv]),
+// with PAGER=cat, GIT_PAGER=cat, GIT_TERMINAL_PROMPT=0 and GIT_EDITOR=true.
+//
+// The directory check is a convenience, not a sandbox: a command can cd
+// anywhere and touch any file its user can. Deciding which commands may
+// run is the policy's job, on the commands the shellcmd package splits
+// out of the line.
+//
+// # Limits
+//
+// A command is stopped when it runs past its wall-clock limit (timeout_ms,
+// [Config.Timeout] by default), prints nothing for [Config.Inactivity], or
+// prints more than [Config.MaxOutput] bytes. Stopping means SIGTERM to
+// every process of the command, then, after [Config.KillGrace], SIGKILL to
+// whatever is left, until nothing is. A foreground command still running
+// after [Config.YieldAfter] becomes a background job, keeping its limits;
+// the call returns its job id and output so far. A job started with
+// background=true has no limits unless the call gives timeout_ms.
+//
+// # Output
+//
+// Standard output and standard error share one pipe, so they interleave
+// as the command writes them. While a foreground command runs, its output
+// is streamed as progress events whose Data is an [OutputEvent], at most
+// one every 100 ms. [Config.CaptureLimit] bytes are kept (the first
+// quarter and the last three quarters); a result shows at most
+// [Config.OutputLimit] bytes of them, head and tail, and saves all of them
+// to .wield/spill/SESSION/CALL.log in the workspace, whose path is in the
+// result's [RunData]. Invalid UTF-8 is replaced, carriage-return progress
+// lines are collapsed, and binary output is summarised rather than shown.
+//
+// # Which processes are killed
+//
+// When a command is stopped, and also when its shell exits on its own,
+// every process that belongs to it is killed: a command does not leave
+// daemons or background processes behind (use background=true to keep
+// something running). A process belongs to a command when
+//
+//   - it is in the shell's session or process group;
+//   - its environment holds the command's marker, WIELD_SHELL_JOB=TOKEN,
+//     which every process inherits unless it clears its environment; this
+//     finds processes that left the session with setsid or were orphaned
+//     and re-parented, without cgroups; or
+//   - its parent belongs to the command.
+//
+// These are found by reading /proc, and signalled and waited for through
+// pidfds, so a pid reused by an unrelated process is never signalled.
+// When the shell exits and the kernel has handed out no process id since
+// it started the shell (the last pid in /proc/loadavg), the command cannot
+// have left anything and /proc is not read: a command such as "go env"
+// costs no scan.
+//
+// With [JobsOptions.Subreaper], wield becomes a child subreaper
+// (PR_SET_CHILD_SUBREAPER): processes that a command orphans are
+// re-parented to wield instead of init, and wield reaps those it kills.
+// That keeps orphans inside wield's process tree, which matters when
+// wield runs as a container's first process. The setting is process-wide:
+// an orphan of some other child of wield becomes wield's zombie until
+// wield exits, since wield cannot tell it apart from a child that other
+// code will wait for.
+//
+// What escapes: a process that clears its environment, leaves the session
+// and is orphaned, all three, cannot be told from any other process of the
+// user without cgroups or a pid namespace. Its output is not waited for
+// past one second after the command's other processes are gone. If wield
+// itself is killed with SIGKILL, its commands live on. On systems other
+// than Linux the tools refuse to run commands.
+//
+// # Background jobs
+//
+// A [Jobs] table holds the background jobs, by ids such as "job-1", and
+// the running foreground commands; [Jobs.Close] stops them all. The tools
+// take the table from [Config.Jobs], or from the call's services under
+// [ServiceName]; without a table, commands run in the foreground only and
+// never yield. shell_output returns a job's output not returned before
+// (or its last lines), and shell_kill stops it. Finished jobs are kept,
+// [JobsOptions.KeepFinished] of them, so their output can still be read.
+package shell
