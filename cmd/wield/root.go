@@ -53,6 +53,7 @@ Tools come from wield itself and from declared-tool files: JSON files in
 		newRunCommand(g),
 		newChatCommand(g),
 		newCallCommand(g),
+		newMCPCommand(g),
 		newSessionCommand(g),
 		newToolsCommand(g),
 		newVersionCommand(g),

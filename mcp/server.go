@@ -1,0 +1,238 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/tool"
+)
+
+// ServerOptions configures a [Server]. The zero value serves the registry's
+// visible tools without a workspace or a session.
+type ServerOptions struct {
+	// Name and Version identify the server to clients; empty means "wield"
+	// and "dev".
+	Name, Version string
+	// Instructions are sent to clients on initialize.
+	Instructions string
+	// Root is the workspace given to every call; nil means none.
+	Root *os.Root
+	// Runner runs the calls; nil means a runner with default options over
+	// the registry. Its Recorder and OnEvent are replaced.
+	RunnerOptions *tool.RunnerOptions
+	// Store and SessionID, when both set, record every call and its result
+	// in that session through [session.Store.Record].
+	Store     *session.Store
+	SessionID string
+	// Services is given to every call besides the session store.
+	Services tool.Services
+	// Logger receives the server's logs; nil means slog.Default(). Over
+	// stdio it must not write to standard output.
+	Logger *slog.Logger
+}
+
+// A Server serves a tool registry over MCP. Create it with [NewServer]; it
+// is safe for concurrent use by any number of client sessions.
+type Server struct {
+	reg    *tool.Registry
+	opts   ServerOptions
+	runner *tool.Runner
+	sdk    *sdk.Server
+	log    *slog.Logger
+
+	ids      atomic.Uint64
+	progress sync.Map // call id → *progressTarget
+}
+
+// progressTarget is where a call's progress goes.
+type progressTarget struct {
+	session *sdk.ServerSession
+	token   any
+	ctx     context.Context
+	n       atomic.Int64
+}
+
+// NewServer returns a server for the visible tools of reg.
+func NewServer(reg *tool.Registry, opts *ServerOptions) (*Server, error) {
+	s := &Server{reg: reg}
+	if opts != nil {
+		s.opts = *opts
+	}
+	s.log = s.opts.Logger
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	name, version := s.opts.Name, s.opts.Version
+	if name == "" {
+		name = "wield"
+	}
+	if version == "" {
+		version = "dev"
+	}
+	var ro tool.RunnerOptions
+	if s.opts.RunnerOptions != nil {
+		ro = *s.opts.RunnerOptions
+	}
+	ro.OnEvent = s.onEvent
+	ro.Logger = s.log
+	if s.opts.Store != nil && s.opts.SessionID != "" {
+		ro.Recorder = &pairRecorder{store: s.opts.Store, id: s.opts.SessionID}
+	}
+	s.runner = tool.NewRunner(reg, &ro)
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: name, Version: version}, &sdk.ServerOptions{
+		Instructions: s.opts.Instructions,
+		Logger:       s.log,
+	})
+	for _, t := range reg.Visible() {
+		mt, err := mcpTool(t)
+		if err != nil {
+			return nil, err
+		}
+		s.sdk.AddTool(mt, s.handler(t.Name()))
+	}
+	return s, nil
+}
+
+// SDK returns the underlying go-sdk server, for transports this package
+// does not wrap.
+func (s *Server) SDK() *sdk.Server { return s.sdk }
+
+// mcpTool describes t in MCP's terms.
+func mcpTool(t *tool.Tool) (*sdk.Tool, error) {
+	spec := t.Spec()
+	var schema map[string]any
+	if err := json.Unmarshal(spec.InputSchema, &schema); err != nil {
+		return nil, fmt.Errorf("tool %s: input schema: %w", spec.Name, err)
+	}
+	a := spec.Annotations
+	destructive, openWorld := a.Destructive, a.OpenWorld
+	return &sdk.Tool{
+		Name:        spec.Name,
+		Description: spec.Description,
+		InputSchema: schema,
+		Annotations: &sdk.ToolAnnotations{
+			ReadOnlyHint:    a.ReadOnly,
+			DestructiveHint: &destructive,
+			OpenWorldHint:   &openWorld,
+		},
+	}, nil
+}
+
+// handler returns the MCP handler of the tool called name.
+func (s *Server) handler(name string) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		id := "mcp-" + strconv.FormatUint(s.ids.Add(1), 10)
+		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
+			s.progress.Store(id, &progressTarget{session: req.Session, token: token, ctx: ctx})
+			defer s.progress.Delete(id)
+		}
+		args := req.Params.Arguments
+		if len(args) == 0 {
+			args = json.RawMessage(`{}`)
+		}
+		tmpl := tool.Call{SessionID: s.opts.SessionID, Agent: "mcp", Root: s.opts.Root, Services: s.services()}
+		res, err := s.runner.Call(ctx, tmpl, tool.Request{ID: id, Name: name, Arguments: args})
+		if err != nil {
+			// A fault (the session could not record the call): the client
+			// hears about it as a failed call; the server keeps serving.
+			s.log.Error("tool call fault", "tool", name, "call", id, "err", err)
+			if res.Error == "" {
+				res = tool.Failure(err.Error())
+			} else {
+				res.Error += " (" + err.Error() + ")"
+			}
+			res.Success = false
+		}
+		return toMCPResult(res), nil
+	}
+}
+
+func (s *Server) services() tool.Services {
+	if s.opts.Store == nil {
+		return s.opts.Services
+	}
+	return serviceChain{tool.ServiceMap{session.ServiceName: s.opts.Store}, s.opts.Services}
+}
+
+// serviceChain looks a service up in each Services in turn.
+type serviceChain []tool.Services
+
+func (c serviceChain) Lookup(name string) any {
+	for _, s := range c {
+		if s == nil {
+			continue
+		}
+		if v := s.Lookup(name); v != nil {
+			return v
+		}
+	}
+	return nil
+}
+
+// toMCPResult maps a wield result to a tools/call result: the text the
+// model reads as text content, the data as structured content when it is
+// a JSON object, and a failure as isError.
+func toMCPResult(r tool.Result) *sdk.CallToolResult {
+	out := &sdk.CallToolResult{IsError: !r.Success}
+	text := r.ForModel()
+	out.Content = []sdk.Content{&sdk.TextContent{Text: text}}
+	if r.Data != nil {
+		if b, err := json.Marshal(r.Data); err == nil && len(b) > 0 && b[0] == '{' {
+			out.StructuredContent = json.RawMessage(b)
+		}
+	}
+	return out
+}
+
+// onEvent forwards a call's progress to the client that asked for it.
+func (s *Server) onEvent(e tool.Event) {
+	if e.Kind != tool.EventProgress {
+		return
+	}
+	v, ok := s.progress.Load(e.CallID)
+	if !ok {
+		return
+	}
+	p := v.(*progressTarget)
+	progress := e.Progress
+	if progress == 0 && e.Total == 0 {
+		// Progress must increase; count events when the tool gives none.
+		progress = float64(p.n.Add(1))
+	}
+	err := p.session.NotifyProgress(p.ctx, &sdk.ProgressNotificationParams{
+		ProgressToken: p.token, Message: e.Message, Progress: progress, Total: e.Total,
+	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		s.log.Debug("progress notification failed", "call", e.CallID, "err", err)
+	}
+}
+
+// pairRecorder records each call with its result into a session through
+// the store, so that calls from MCP clients land in the journal.
+type pairRecorder struct {
+	store *session.Store
+	id    string
+	args  sync.Map // call id → json.RawMessage
+}
+
+func (r *pairRecorder) RecordCall(_ context.Context, c *tool.Call, args json.RawMessage) error {
+	r.args.Store(c.ID, args)
+	return nil
+}
+
+func (r *pairRecorder) RecordResult(ctx context.Context, c *tool.Call, res tool.Result) error {
+	v, _ := r.args.LoadAndDelete(c.ID)
+	args, _ := v.(json.RawMessage)
+	// The client may have gone; the record must still be written.
+	return r.store.Record(context.WithoutCancel(ctx), r.id, c, args, res)
+}

@@ -1,0 +1,100 @@
+package mcp
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// MaxMessageBytes caps one inbound JSON-RPC message on stdio.
+const MaxMessageBytes = 16 << 20
+
+// ServeStdio serves one client over r and w (standard input and output),
+// one JSON-RPC message per line, until the client closes its end (every
+// request read by then is answered first) or ctx is done (in-flight calls
+// are cancelled). A malformed or oversized line gets a JSON-RPC error and
+// the server keeps serving.
+func (s *Server) ServeStdio(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
+	err := s.sdk.Run(ctx, &stdioTransport{r: r, w: w, maxLen: MaxMessageBytes})
+	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// HTTPOptions configures [Server.HTTPHandler]. The zero value serves
+// streamable HTTP with sessions and SSE answers, for loopback clients.
+type HTTPOptions struct {
+	// Token, if set, is the bearer token every request must carry in its
+	// Authorization header.
+	Token string
+	// Stateless serves without MCP sessions: each request stands alone.
+	Stateless bool
+	// JSONResponse answers requests with plain JSON instead of an SSE
+	// stream, which is faster for clients that need no streaming.
+	JSONResponse bool
+	// AllowRemoteHosts turns off the check that the Host header names the
+	// loopback interface (the protection against DNS rebinding). Set it
+	// only for a server bound to a non-loopback address.
+	AllowRemoteHosts bool
+}
+
+// HTTPHandler returns the server as a streamable HTTP handler.
+func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
+	var o HTTPOptions
+	if opts != nil {
+		o = *opts
+	}
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
+		Stateless:                  o.Stateless,
+		JSONResponse:               o.JSONResponse,
+		Logger:                     s.log,
+		DisableLocalhostProtection: o.AllowRemoteHosts,
+	})
+	if o.Token == "" {
+		return h
+	}
+	want := []byte("Bearer " + o.Token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="wield"`)
+			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// CheckListenAddr refuses to serve HTTP on a non-loopback address unless
+// remote access is allowed explicitly and protected by a token.
+func CheckListenAddr(addr string, allowRemote bool, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("listen address %q: %w (use HOST:PORT, e.g. 127.0.0.1:8080)", addr, err)
+	}
+	if isLoopback(host) {
+		return nil
+	}
+	switch {
+	case !allowRemote:
+		return fmt.Errorf("refusing to listen on %s: it is not a loopback address; use 127.0.0.1, or pass --allow-remote with a bearer token", addr)
+	case token == "":
+		return fmt.Errorf("refusing to listen on %s without a bearer token: set one for --allow-remote", addr)
+	}
+	return nil
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
