@@ -27,7 +27,7 @@
 //
 // Replies are streamed ("stream": true, with usage in a last chunk) unless
 // [Config.NoStream] is set; a server that answers a streaming request with
-// a whole application/json reply is understood too. The stream reader is
+// a whole JSON reply is understood too. The stream reader is
 // tolerant of what real servers send: keep-alive comments, "event:" lines,
 // CRLF or CR line endings, a missing final empty line, chunks with no
 // choices, usage only under x_groq, reasoning under "reasoning_content" or
@@ -57,15 +57,25 @@
 //
 // # Why the SDK's client is not used
 //
-// The package uses openai-go's request and response types but sends the
-// request with net/http and reads the event stream itself, for four
-// reasons. openai.NewClient reads OPENAI_BASE_URL, OPENAI_ADMIN_KEY,
-// OPENAI_ORG_ID and OPENAI_CUSTOM_HEADERS from the environment, and the
-// internal option that turns this off is not exported, so it could send an
-// admin key or headers meant for OpenAI to a local or third-party server.
-// Its retry policy has a fixed backoff, retries after a stream has begun
-// is not its concern, and it has no idle timeout for streams. Its stream
-// decoder treats a stream cut off mid-event like a complete one and does
-// not split lines on a lone CR. And its errors for a bad chunk carry no
-// position or data, where this package names the event and quotes it.
+// The package builds requests with openai-go's types (ChatCompletionNewParams
+// and its message and tool unions) and decodes chunks and whole replies into
+// its ChatCompletionChunk and ChatCompletion, but it sends the request with
+// net/http and reads the event stream with its own small reader. The SDK's
+// client and decoder fall short here in four ways:
+//
+//   - openai.NewClient reads OPENAI_BASE_URL, OPENAI_ADMIN_KEY,
+//     OPENAI_ORG_ID and OPENAI_CUSTOM_HEADERS from the environment, and the
+//     option that turns this off is internal, so it could send an admin key
+//     or headers meant for OpenAI to a local or third-party server.
+//   - Its retry backoff starts at a fixed half second, it does not retry a
+//     stream that breaks before anything of it was used, and it has no idle
+//     timeout for a stream that stalls.
+//   - Its stream decoder ends a stream that was cut off mid-event as if it
+//     were complete, does not end lines at a lone CR, and cannot tell a
+//     whole JSON reply from an event stream.
+//   - Its error for a chunk that is not JSON names neither the event nor
+//     its data.
+//
+// Reasoning text in an assistant message is not sent back in later
+// requests: most servers ignore or reject it.
 package openai

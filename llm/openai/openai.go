@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -106,6 +107,7 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.APIKey == "" {
 		cfg.APIKey = os.Getenv("OPENAI_API_KEY")
 	}
+	cfg.APIKey = strings.TrimSpace(cfg.APIKey) // a key read from a file may end in a newline
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
@@ -256,10 +258,10 @@ func (p *Provider) attempt(ctx context.Context, c *call, handle func(llm.Event))
 		data, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
 		return nil, p.statusError(res, data, c.model)
 	}
-	r := &idleReader{r: res.Body, t: idle}
+	r := bufio.NewReader(&idleReader{r: res.Body, t: idle})
 	mediaType, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
 	var resp *llm.Response
-	if mediaType == "application/json" || p.cfg.NoStream && mediaType != "text/event-stream" {
+	if mediaType == "application/json" || p.cfg.NoStream && mediaType != "text/event-stream" || startsJSON(r) {
 		resp, err = readResponse(r, c.names, handle)
 	} else {
 		resp, err = readStream(r, c.names, handle)
@@ -307,6 +309,22 @@ func (p *Provider) redact(err error) error {
 		return e
 	}
 	return errors.New(strings.ReplaceAll(err.Error(), p.cfg.APIKey, "[redacted]"))
+}
+
+// startsJSON reports whether r's next byte other than white space is '{':
+// a whole JSON reply, whatever the Content-Type says, since no event stream
+// starts that way. It consumes the white space.
+func startsJSON(r *bufio.Reader) bool {
+	for {
+		b, err := r.ReadByte()
+		if err != nil {
+			return false
+		}
+		if b != ' ' && b != '\t' && b != '\r' && b != '\n' {
+			r.UnreadByte()
+			return b == '{'
+		}
+	}
 }
 
 // idleTimer fires when an attempt has received nothing for d.

@@ -114,6 +114,9 @@ func readStream(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Respo
 		}
 		payload := bytes.TrimSpace(data)
 		if string(payload) == "[DONE]" {
+			if n == 1 {
+				return nil, fmt.Errorf("%w: the reply stream ended ([DONE]) before any chunk", llm.ErrProtocol)
+			}
 			a.done = true
 			break
 		}
