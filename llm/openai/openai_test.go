@@ -488,6 +488,8 @@ func TestMalformedStreams(t *testing.T) {
 			wantCalls: []llm.ToolCall{{ID: "c1", Name: "now", Arguments: json.RawMessage(`{}`)}}, wantFinish: "tool_calls"},
 		{name: "null arguments", body: sse(role, call("0", "c1", "now", `null`), done),
 			wantCalls: []llm.ToolCall{{ID: "c1", Name: "now", Arguments: json.RawMessage(`{}`)}}, wantFinish: "tool_calls"},
+		{name: "arguments sent twice", body: sse(role, call("0", "c1", "read", `"{\"a\":"`), call("0", "", "", `"1}"`), call("0", "", "", `"{\"a\":1}"`), done),
+			wantCalls: []llm.ToolCall{{ID: "c1", Name: "read", Arguments: json.RawMessage(`{"a":1}`)}}, wantFinish: "tool_calls"},
 		{name: "parallel calls at one index", body: sse(role, call("0", "c1", "a", `"{}"`), call("0", "c2", "b", `"{\"x\":1}"`), done),
 			wantCalls:  []llm.ToolCall{{ID: "c1", Name: "a", Arguments: json.RawMessage(`{}`)}, {ID: "c2", Name: "b", Arguments: json.RawMessage(`{"x":1}`)}},
 			wantFinish: "tool_calls"},

@@ -366,10 +366,7 @@ func (a *assembler) finish() (*llm.Response, error) {
 				id = "call_" + a.id + "_" + strconv.Itoa(i+1)
 			}
 		}
-		args := strings.TrimSpace(c.args.String())
-		if args == "" {
-			args = "{}" // an argument-less call
-		}
+		args := callArguments(c.args.String())
 		msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: id, Name: a.names.original(c.name), Arguments: json.RawMessage(args)})
 	}
 	switch finishKind(a.finishRaw) {
@@ -384,6 +381,20 @@ func (a *assembler) finish() (*llm.Response, error) {
 		a.handle(llm.Event{Kind: llm.EventToolCall, ToolCall: &msg.ToolCalls[i]})
 	}
 	return &llm.Response{ID: a.id, Model: a.model, Message: msg, FinishReason: a.finishRaw, Usage: a.usage}, nil
+}
+
+// callArguments returns the arguments of a call as streamed: "{}" for
+// none, and one copy of a valid JSON text that some servers send twice (in
+// pieces, then again whole in the last delta).
+func callArguments(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" || s == "null" {
+		return "{}" // an argument-less call
+	}
+	if n := len(s); n%2 == 0 && s[:n/2] == s[n/2:] && !json.Valid([]byte(s)) && json.Valid([]byte(s[:n/2])) {
+		return s[:n/2]
+	}
+	return s
 }
 
 type finishClass int
