@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ type harness struct {
 	s     *shell
 	since uint64 // clock ticks before the first command
 	fds   int
-	n     int
+	n     atomic.Int64
 }
 
 func newHarness(t *testing.T, cfg Config, withJobs bool) *harness {
@@ -62,8 +63,7 @@ func newHarness(t *testing.T, cfg Config, withJobs bool) *harness {
 }
 
 func (h *harness) call() *tool.Call {
-	h.n++
-	return &tool.Call{Root: h.root, ID: "call" + strconv.Itoa(h.n), SessionID: "test"}
+	return &tool.Call{Root: h.root, ID: "call" + strconv.FormatInt(h.n.Add(1), 10), SessionID: "test"}
 }
 
 // run calls run_shell_command's handler.

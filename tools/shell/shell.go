@@ -189,7 +189,7 @@ func (s *shell) allowed(name string) bool {
 // git needs them.
 func secretName(name string) bool {
 	n := strings.ToUpper(name)
-	for _, s := range []string{"PASSWORD", "PASSWD", "SECRET", "CREDENTIAL", "PRIVATE_KEY"} {
+	for _, s := range []string{"PASSWORD", "PASSWD", "SECRET", "CREDENTIAL", "PRIVATE_KEY", "AUTHTOKEN"} {
 		if strings.Contains(n, s) {
 			return true
 		}

@@ -1,0 +1,45 @@
+package shell
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/wieldhq/wield/tool"
+)
+
+// BenchmarkExecBashTrue is the baseline: a bare exec.Command of bash -c
+// true, with its output collected.
+func BenchmarkExecBashTrue(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := exec.Command("bash", "-c", "true").CombinedOutput(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRunShell runs true through run_shell_command's handler, with a
+// job table, in a workspace: the per-command overhead of the tool is the
+// difference from BenchmarkExecBashTrue.
+func BenchmarkRunShell(b *testing.B) {
+	root, err := os.OpenRoot(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer root.Close()
+	jobs, err := NewJobs(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer jobs.Close()
+	s := newShell(Config{Jobs: jobs})
+	c := &tool.Call{Root: root, ID: "bench"}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := s.run(b.Context(), c, RunInput{Command: "true"})
+		if err != nil || !res.Success {
+			b.Fatal(res, err)
+		}
+	}
+}
