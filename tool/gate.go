@@ -28,6 +28,13 @@ const (
 	Ask Verdict = "ask"
 )
 
+// A Reviewer is a [Gate] that also sees the result of every call it let
+// run, before the result is recorded and returned: hooks that run after a
+// tool (PostToolUse) implement it. Review returns the result to keep.
+type Reviewer interface {
+	Review(ctx context.Context, c *Call, args json.RawMessage, r Result) Result
+}
+
 // A Decision is a gate's verdict on one call.
 type Decision struct {
 	Verdict Verdict `json:"verdict"`

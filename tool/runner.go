@@ -405,6 +405,15 @@ func (r *Runner) execute(ctx context.Context, c *Call, req Request, faults *[]er
 		r.exclude.Lock()
 		defer r.exclude.Unlock()
 	}
+	res := r.runAttempts(ctx, c, t, args, faults)
+	if rv, ok := r.opts.Gate.(Reviewer); ok {
+		res = rv.Review(ctx, c, args, res)
+	}
+	return res
+}
+
+// runAttempts runs a validated, permitted call, with its retries.
+func (r *Runner) runAttempts(ctx context.Context, c *Call, t *Tool, args json.RawMessage, faults *[]error) Result {
 	var prepared preparedCall
 	if p, ok := t.handler.(preparer); ok {
 		var res Result

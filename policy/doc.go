@@ -1,0 +1,29 @@
+// Package policy decides which tool calls run, which need a person's
+// approval and which are denied.
+//
+// A [Policy] is a [tool.Gate]: the runner asks it about every call after
+// the arguments validated. It applies, in order: PreToolUse hooks
+// ([Hooks]), deny rules, ask rules, allow rules, and the [Mode]. Rules use
+// Claude Code's syntax ("run_shell_command(git diff:*)", "write_file(src/**)",
+// "mcp__github__*"; Claude's own tool names such as Bash work too), so
+// settings can be shared. Deny beats ask beats allow.
+//
+// # Shell commands
+//
+// A shell command line is split into its simple commands (package
+// shellcmd) and every one is judged: through &&, ||, ;, pipes, newlines,
+// subshells and $(...). The strictest decision wins. An allow rule vouches
+// for a command, not for what it writes: an output redirection to a file
+// turns its allow into ask, and so do environment assignments before the
+// command. Commands that run other commands (xargs, env, sudo, bash -c,
+// find -exec, git -c, interpreters) are allowed only by exact rules; a
+// dynamic command name is never allowed by a rule.
+//
+// # Approvals
+//
+// "Ask" is not a prompt: the runner hands it to an approver (a terminal
+// prompt in the CLI) or, when told to pause, returns the pending calls as
+// data (see the agent package's Resume). [AllowAlways] gives the rule to
+// store for "allow always": the command prefix, never the verbatim line.
+// A headless policy turns ask into deny with a reason the model reads.
+package policy

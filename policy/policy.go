@@ -1,0 +1,322 @@
+package policy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/wieldhq/wield/shellcmd"
+	"github.com/wieldhq/wield/tool"
+)
+
+// Mode is how much runs without asking.
+type Mode string
+
+// The modes.
+const (
+	// ModeDefault runs read-only tools and asks for the rest.
+	ModeDefault Mode = "default"
+	// ModeAutoEdit also runs file edits.
+	ModeAutoEdit Mode = "auto-edit"
+	// ModePlan offers and runs only read-only tools.
+	ModePlan Mode = "plan"
+	// ModeYolo runs everything that no deny rule forbids.
+	ModeYolo Mode = "yolo"
+)
+
+// ParseMode parses a mode name; Claude Code's names are accepted too
+// (acceptEdits, bypassPermissions).
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "", "default":
+		return ModeDefault, nil
+	case "auto-edit", "acceptEdits":
+		return ModeAutoEdit, nil
+	case "plan":
+		return ModePlan, nil
+	case "yolo", "bypassPermissions":
+		return ModeYolo, nil
+	}
+	return "", fmt.Errorf("unknown mode %q: use default, auto-edit, plan or yolo", s)
+}
+
+// The lists a rule can be in.
+const (
+	Allow = "allow"
+	Ask   = "ask"
+	Deny  = "deny"
+)
+
+// DefaultShellTools and DefaultEditTools name the built-in tools the
+// policy treats as shells and as file edits.
+var (
+	DefaultShellTools = []string{"run_shell_command"}
+	DefaultEditTools  = []string{"write_file", "replace"}
+)
+
+// A Policy decides which tool calls run, ask or are denied. It implements
+// [tool.Gate]. Its zero value is ModeDefault with no rules, interactive.
+// A Policy is safe for concurrent use; do not copy it after first use.
+type Policy struct {
+	// Mode is the mode; empty means ModeDefault.
+	Mode Mode
+	// Headless turns every "ask" into "deny": nobody is there to answer.
+	Headless bool
+	// Root is the workspace root's path, for path rules on absolute paths.
+	Root string
+	// ShellTools and EditTools override DefaultShellTools and
+	// DefaultEditTools when not nil.
+	ShellTools, EditTools []string
+	// Hooks run before and after calls; nil means none.
+	Hooks *Hooks
+	// Logger receives warnings; nil means slog.Default().
+	Logger *slog.Logger
+
+	mu    sync.RWMutex
+	lists map[string][]Rule
+}
+
+// Add adds rules to the list (Allow, Ask or Deny).
+func (p *Policy) Add(list string, rules ...Rule) error {
+	switch list {
+	case Allow, Ask, Deny:
+	default:
+		return fmt.Errorf("unknown rule list %q: use allow, ask or deny", list)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.lists == nil {
+		p.lists = map[string][]Rule{}
+	}
+	for _, r := range rules {
+		if !slices.Contains(p.lists[list], r) {
+			p.lists[list] = append(p.lists[list], r)
+		}
+	}
+	return nil
+}
+
+// Rules returns the rules of a list.
+func (p *Policy) Rules(list string) []Rule {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return slices.Clone(p.lists[list])
+}
+
+// rules returns the rules of list that name toolName.
+func (p *Policy) rules(list, toolName string) []Rule {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	var out []Rule
+	for _, r := range p.lists[list] {
+		if r.matchesTool(toolName) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (p *Policy) mode() Mode {
+	if p.Mode == "" {
+		return ModeDefault
+	}
+	return p.Mode
+}
+
+func (p *Policy) isShell(name string) bool {
+	return slices.Contains(cmpSlice(p.ShellTools, DefaultShellTools), name)
+}
+
+func (p *Policy) isEdit(name string) bool {
+	return slices.Contains(cmpSlice(p.EditTools, DefaultEditTools), name)
+}
+
+func cmpSlice(a, b []string) []string {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// Offered reports whether a tool is offered to the model at all: not when
+// a deny rule names it without a specifier, and in plan mode only when it
+// is read-only.
+func (p *Policy) Offered(t *tool.Tool) bool {
+	for _, r := range p.rules(Deny, t.Name()) {
+		if r.Specifier == "" {
+			return false
+		}
+	}
+	return p.mode() != ModePlan || t.Spec().Annotations.ReadOnly
+}
+
+// Filter returns the tools of reg that are offered; see [Policy.Offered].
+func (p *Policy) Filter(reg *tool.Registry) (*tool.Registry, error) {
+	var deny []string
+	for _, t := range reg.Tools() {
+		if !p.Offered(t) {
+			deny = append(deny, t.Name())
+		}
+	}
+	return reg.Exclude(deny), nil
+}
+
+// Decide implements [tool.Gate]: PreToolUse hooks first, then deny, ask
+// and allow rules (for shells, on every simple command of the line), then
+// the mode. In a headless policy, ask becomes deny.
+func (p *Policy) Decide(ctx context.Context, c *tool.Call, t *tool.Tool, args json.RawMessage) tool.Decision {
+	d := p.decide(ctx, c, t, args)
+	if d.Verdict == tool.Ask && p.Headless {
+		d.Verdict = tool.Deny
+		d.Reason = "needs approval and nobody can give it in this headless run (" + d.Reason + "); add an allow rule to .wield/settings.json to permit it"
+	}
+	return d
+}
+
+func (p *Policy) decide(ctx context.Context, c *tool.Call, t *tool.Tool, args json.RawMessage) tool.Decision {
+	name := t.Name()
+	var hookD tool.Decision
+	if p.Hooks != nil {
+		hookD = p.Hooks.pre(ctx, c, name, args)
+		if hookD.Verdict == tool.Deny {
+			return hookD
+		}
+		if hookD.Args != nil {
+			args = hookD.Args
+		}
+	}
+	d := p.judge(name, t, args)
+	// A hook's allow or ask stands unless the rules deny; its rewritten
+	// arguments are kept in every case.
+	if d.Verdict != tool.Deny && hookD.Verdict != "" {
+		d.Verdict, d.Reason = hookD.Verdict, hookD.Reason
+	}
+	d.Args = hookD.Args
+	return d
+}
+
+// judge applies rules and the mode.
+func (p *Policy) judge(name string, t *tool.Tool, args json.RawMessage) tool.Decision {
+	ann := t.Spec().Annotations
+	if p.mode() == ModePlan && !ann.ReadOnly {
+		return tool.Decision{Verdict: tool.Deny, Reason: fmt.Sprintf("plan mode: only read-only tools run, and %s changes things; describe the change instead", name)}
+	}
+	if p.isShell(name) {
+		line, ok := argString(args, "command")
+		if !ok {
+			return tool.Decision{Verdict: tool.Ask, Reason: "the shell call has no command string"}
+		}
+		if d, ok := p.judgeShell(name, line); ok {
+			if d.Verdict == tool.Allow || d.Verdict == tool.Deny || p.mode() != ModeYolo {
+				return d
+			}
+			return tool.Decision{Verdict: tool.Allow, Reason: "yolo mode (" + d.Reason + ")"}
+		}
+		return p.byMode(name, ann, fmt.Sprintf("no rule allows %q", oneLine(line)))
+	}
+	for _, r := range p.rules(Deny, name) {
+		if r.matchesArgs(p.Root, args) {
+			return tool.Decision{Verdict: tool.Deny, Reason: "denied by the rule " + r.String()}
+		}
+	}
+	for _, r := range p.rules(Ask, name) {
+		if r.matchesArgs(p.Root, args) {
+			if p.mode() == ModeYolo {
+				return tool.Decision{Verdict: tool.Allow, Reason: "yolo mode (ask rule " + r.String() + ")"}
+			}
+			return tool.Decision{Verdict: tool.Ask, Reason: "matches the ask rule " + r.String()}
+		}
+	}
+	for _, r := range p.rules(Allow, name) {
+		if r.matchesArgs(p.Root, args) {
+			return tool.Decision{Verdict: tool.Allow, Reason: "allowed by " + r.String()}
+		}
+	}
+	return p.byMode(name, ann, "no rule allows it")
+}
+
+// byMode decides a call no rule decided.
+func (p *Policy) byMode(name string, ann tool.Annotations, why string) tool.Decision {
+	switch {
+	case p.mode() == ModeYolo:
+		return tool.Decision{Verdict: tool.Allow, Reason: "yolo mode"}
+	case ann.ReadOnly && !p.isShell(name):
+		return tool.Decision{Verdict: tool.Allow, Reason: "read-only tool"}
+	case p.mode() == ModeAutoEdit && p.isEdit(name):
+		return tool.Decision{Verdict: tool.Allow, Reason: "auto-edit mode"}
+	}
+	return tool.Decision{Verdict: tool.Ask, Reason: name + ": " + why}
+}
+
+// AllowAlways returns the rule that "allow always" stores for a call: for
+// shells, the command prefix of each simple command (its name and, when
+// the second word is a subcommand, that too: "git diff:*"), never the
+// verbatim line; for tools with a path, the path; else the tool.
+func AllowAlways(p *Policy, toolName string, args json.RawMessage) ([]Rule, error) {
+	if p.isShell(toolName) {
+		line, _ := argString(args, "command")
+		cmds, err := shellcmd.Split(line)
+		if err != nil {
+			return nil, fmt.Errorf("the command cannot be parsed, so no rule can be derived: %w", err)
+		}
+		var rules []Rule
+		for _, c := range cmds {
+			if c.Name() == "" {
+				continue
+			}
+			words := []string{c.Name()}
+			if len(c.Args) > 1 && !c.Args[1].Dynamic && isSubcommand(c.Args[1].Value) {
+				words = append(words, c.Args[1].Value)
+			}
+			spec := strings.Join(words, " ") + ":*"
+			if wrappers[c.Name()] || runsCommands(c.Args) {
+				spec = strings.TrimSpace(line[c.Start:c.End]) // only the exact command
+			}
+			r := Rule{Tool: toolName, Specifier: spec}
+			if !slices.Contains(rules, r) {
+				rules = append(rules, r)
+			}
+		}
+		if len(rules) == 0 {
+			return nil, fmt.Errorf("the command %q has no static command name to allow", line)
+		}
+		return rules, nil
+	}
+	if path, ok := argString(args, "path"); ok && path != "" {
+		if rel, ok := workspaceRel(p.Root, path); ok {
+			return []Rule{{Tool: toolName, Specifier: rel}}, nil
+		}
+	}
+	return []Rule{{Tool: toolName}}, nil
+}
+
+// isSubcommand reports whether a second word looks like a subcommand
+// (git diff, npm test) rather than an option or a path.
+func isSubcommand(w string) bool {
+	if w == "" || strings.HasPrefix(w, "-") || strings.ContainsAny(w, "/.=") {
+		return false
+	}
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 120 {
+		return s[:120] + "…"
+	}
+	return s
+}
+
+// Review implements [tool.Reviewer]: PostToolUse hooks see each result.
+func (p *Policy) Review(ctx context.Context, c *tool.Call, args json.RawMessage, r tool.Result) tool.Result {
+	return p.Hooks.Post(ctx, c, args, r)
+}

@@ -1,0 +1,193 @@
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/wieldhq/wield/tool"
+)
+
+// Settings is the part of a settings file (Claude Code's format) that
+// wield reads: permission rules, the default mode and hooks.
+type Settings struct {
+	Permissions struct {
+		Allow       []string `json:"allow,omitempty"`
+		Ask         []string `json:"ask,omitempty"`
+		Deny        []string `json:"deny,omitempty"`
+		DefaultMode string   `json:"defaultMode,omitempty"`
+	} `json:"permissions"`
+	Hooks map[string][]HookMatcher `json:"hooks,omitempty"`
+}
+
+// A HookMatcher selects the tools its hooks run for: Matcher is a tool
+// name, a "|"-separated list, a regular expression, or empty or "*" for
+// every tool.
+type HookMatcher struct {
+	Matcher string `json:"matcher,omitempty"`
+	Hooks   []Hook `json:"hooks"`
+}
+
+// A Hook is one command: Type must be "command"; Timeout is in seconds
+// (zero means DefaultHookTimeout).
+type Hook struct {
+	Type    string  `json:"type"`
+	Command string  `json:"command"`
+	Timeout float64 `json:"timeout,omitempty"`
+}
+
+// SettingsFiles returns the settings files wield reads for workspace ws,
+// lowest precedence first: the user's, then the project's.
+func SettingsFiles(ws string) []string {
+	var files []string
+	if dir, err := os.UserConfigDir(); err == nil {
+		files = append(files, filepath.Join(dir, "wield", "settings.json"))
+	}
+	return append(files, filepath.Join(ws, ".wield", "settings.json"))
+}
+
+// Load reads the settings files that exist among paths into p: rules are
+// added to its lists, the last defaultMode found sets the mode, and hooks
+// are appended. A malformed file or rule is an error naming the file and
+// the rule; a missing file is skipped.
+func (p *Policy) Load(paths ...string) error {
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("settings %s: %w", path, err)
+		}
+		var s Settings
+		dec := json.NewDecoder(bytes.NewReader(data))
+		if err := dec.Decode(&s); err != nil {
+			return fmt.Errorf("settings %s: %w", path, err)
+		}
+		if err := p.Apply(&s); err != nil {
+			return fmt.Errorf("settings %s: %w", path, err)
+		}
+	}
+	return nil
+}
+
+// Apply adds the rules, mode and hooks of s to p.
+func (p *Policy) Apply(s *Settings) error {
+	for _, l := range []struct {
+		list  string
+		rules []string
+	}{{Allow, s.Permissions.Allow}, {Ask, s.Permissions.Ask}, {Deny, s.Permissions.Deny}} {
+		for i, text := range l.rules {
+			r, err := ParseRule(text)
+			if err != nil {
+				return fmt.Errorf("permissions.%s[%d]: %w", l.list, i, err)
+			}
+			if err := p.Add(l.list, r); err != nil {
+				return err
+			}
+		}
+	}
+	if s.Permissions.DefaultMode != "" {
+		m, err := ParseMode(s.Permissions.DefaultMode)
+		if err != nil {
+			return fmt.Errorf("permissions.defaultMode: %w", err)
+		}
+		p.Mode = m
+	}
+	for event, matchers := range s.Hooks {
+		if event != PreToolUse && event != PostToolUse {
+			p.logger().Warn("hook event not supported; ignored", "event", event)
+			continue
+		}
+		for i, m := range matchers {
+			for j, h := range m.Hooks {
+				if h.Type != "command" {
+					return fmt.Errorf("hooks.%s[%d].hooks[%d]: type %q is not supported; use \"command\"", event, i, j, h.Type)
+				}
+				if h.Command == "" {
+					return fmt.Errorf("hooks.%s[%d].hooks[%d]: empty command", event, i, j)
+				}
+			}
+			if p.Hooks == nil {
+				p.Hooks = &Hooks{}
+			}
+			if err := p.Hooks.add(event, m); err != nil {
+				return fmt.Errorf("hooks.%s[%d]: %w", event, i, err)
+			}
+		}
+	}
+	if p.Hooks != nil && p.Hooks.Logger == nil {
+		p.Hooks.Logger = p.Logger
+	}
+	return nil
+}
+
+// Warnings lists rules that name no tool of reg, which are probably typos.
+func (p *Policy) Warnings(reg *tool.Registry) []string {
+	var out []string
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	for _, list := range []string{Allow, Ask, Deny} {
+		for _, r := range p.lists[list] {
+			found := false
+			for _, t := range reg.Tools() {
+				if r.matchesTool(t.Name()) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				out = append(out, fmt.Sprintf("%s rule %s names no known tool", list, r))
+			}
+		}
+	}
+	return out
+}
+
+// SaveRule adds rule to the allow list of the settings file at path,
+// creating it if needed and keeping everything else in it.
+func SaveRule(path string, list string, r Rule) error {
+	doc := map[string]any{}
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("settings %s: %w", path, err)
+	}
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return fmt.Errorf("settings %s: %w", path, err)
+		}
+	}
+	perms, _ := doc["permissions"].(map[string]any)
+	if perms == nil {
+		perms = map[string]any{}
+		doc["permissions"] = perms
+	}
+	rules, _ := perms[list].([]any)
+	for _, x := range rules {
+		if x == r.String() {
+			return nil
+		}
+	}
+	perms[list] = append(rules, r.String())
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("settings %s: %w", path, err)
+	}
+	tmp := fmt.Sprintf("%s.tmp-%d", path, time.Now().UnixNano())
+	if err := os.WriteFile(tmp, append(out, '\n'), 0o644); err != nil {
+		return fmt.Errorf("settings %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("settings %s: %w", path, err)
+	}
+	return nil
+}
