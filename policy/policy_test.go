@@ -96,7 +96,7 @@ func TestShellRules(t *testing.T) {
 		{"/bin/rm -rf x", tool.Deny},
 		{"./git diff", tool.Ask},
 		{"/tmp/evil/git diff", tool.Ask},
-		{"$CMD diff", tool.Deny}, // a dynamic name could be anything, rm included
+		{"$CMD diff", tool.Deny},   // a dynamic name could be anything, rm included
 		{"g\\it diff", tool.Allow}, // the shell runs git: same command
 		{"'git' 'diff'", tool.Allow},
 		{"rm${IFS}-rf x", tool.Deny},
