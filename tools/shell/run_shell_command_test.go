@@ -176,7 +176,7 @@ func TestRun(t *testing.T) {
 		{"inactivity", Config{Inactivity: 200 * time.Millisecond}, RunInput{Command: "echo pid:$$; sleep 1000"},
 			func(t *testing.T, h *harness, res tool.Result) {
 				d := data(t, res)
-				if res.Success || d.Limit != "inactivity" || !strings.Contains(res.Output, "pid:") {
+				if res.Success || d.Limit != "inactivity" || !strings.Contains(res.Error, "printed nothing for 200ms") {
 					t.Errorf("result %+v (data %+v), want the inactivity limit", res, d)
 				}
 			}},
