@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wieldhq/wield/mcp"
+	"github.com/wieldhq/wield/tool"
 )
 
 // mcpFlags are the flags of `wield mcp`.
@@ -26,6 +27,7 @@ type mcpFlags struct {
 	tools        string
 	exclude      string
 	sessionID    string
+	mode         string
 }
 
 func newMCPCommand(g *globals) *cobra.Command {
@@ -37,6 +39,11 @@ func newMCPCommand(g *globals) *cobra.Command {
 over standard input and output, or with --http over streamable HTTP. Calls
 get wield's validation, timeouts and output bounds: invalid arguments come
 back as a tool result with isError set that lists every violation.
+
+Permissions apply as in wield run (.wield/settings.json, --mode), but nobody
+can be asked over MCP: a call that needs approval is denied with a reason the
+client sees, unless a rule allows it. Use --mode auto-edit or yolo to leave
+approval to the client.
 
 Logs go to standard error; standard output carries only the protocol. The
 server exits when the client closes standard input, or on SIGTERM.
@@ -67,6 +74,7 @@ See also: wield tools, wield call.`,
 	fl.StringVar(&f.tools, "tools", "", "comma-separated `list` of tools to serve (default: all; 'prefix*' matches)")
 	fl.StringVar(&f.exclude, "exclude", "", "comma-separated `list` of tools not to serve")
 	fl.StringVar(&f.sessionID, "session", "", "record calls in this session `id` (default $WIELD_SESSION)")
+	fl.StringVar(&f.mode, "mode", "", "permission `mode` (default, auto-edit, plan, yolo); nobody can be asked over MCP, so calls that need approval are denied unless a rule allows them")
 	return cmd
 }
 
@@ -95,12 +103,20 @@ func (g *globals) serveMCP(ctx context.Context, f *mcpFlags) error {
 	if list := splitList(f.exclude, nil); len(list) > 0 {
 		reg = reg.Exclude(list)
 	}
+	pol, _, err := g.policy(ws, f.mode, false)
+	if err != nil {
+		return err
+	}
+	if reg, err = pol.Filter(reg); err != nil {
+		return err
+	}
 	root, err := os.OpenRoot(ws)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-	opts := &mcp.ServerOptions{Name: "wield", Version: moduleVersion(), Root: root, Logger: g.logger()}
+	opts := &mcp.ServerOptions{Name: "wield", Version: moduleVersion(), Root: root, Logger: g.logger(),
+		RunnerOptions: &tool.RunnerOptions{Gate: pol}}
 	if id := cmpOr(f.sessionID, os.Getenv("WIELD_SESSION")); id != "" {
 		store := g.store(ws)
 		if _, err := store.Load(id); err != nil {

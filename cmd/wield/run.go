@@ -28,6 +28,7 @@ type runFlags struct {
 	sessionID string
 	newSess   bool
 	json      bool
+	mode      string
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -40,6 +41,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.sessionID, "session", "", "continue the session with this `id` (with --new: start it)")
 	fl.BoolVar(&f.newSess, "new", false, "start a new session (the default without --session)")
 	fl.BoolVar(&f.json, "json", false, "print the run's events as JSON lines on stdout")
+	fl.StringVar(&f.mode, "mode", "", "permission `mode`: default (read-only tools run, others ask), auto-edit, plan or yolo")
 }
 
 // runEnv is what a run needs, built once per command.
@@ -86,6 +88,18 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 			return nil, &exitError{exitUsage, fmt.Errorf("--tools: %w", err)}
 		}
 	}
+	pol, approver, err := g.policy(ws, f.mode, !f.json)
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	if reg, err = pol.Filter(reg); err != nil {
+		root.Close()
+		return nil, err
+	}
+	for _, w := range pol.Warnings(reg) {
+		g.logger().Warn("permission rule", "warning", w)
+	}
 	instructions, err := agent.FindInstructions(ws)
 	if err != nil {
 		g.logger().Warn("project instructions", "err", err)
@@ -103,7 +117,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		Provider:      provider,
 		Model:         cfg.Model,
 		Runner:        tool.NewRunner(reg, nil),
-		RunnerOptions: &tool.RunnerOptions{Logger: g.logger()},
+		RunnerOptions: &tool.RunnerOptions{Logger: g.logger(), Gate: pol, Approver: approver},
 		Name:          "wield",
 		SystemPrompt:  cfg.SystemPrompt,
 		Instructions:  instructions,

@@ -15,7 +15,10 @@ type DeleteTodosInput struct{}
 
 // DeleteTodos returns the delete_todos tool.
 func DeleteTodos() *tool.Tool {
-	return tool.New(tool.Spec{Name: "delete_todos", Description: deleteTodosDescription}, deleteTodos)
+	return tool.New(tool.Spec{Name: "delete_todos", Description: deleteTodosDescription,
+		// The todo list is wield's own state, not the workspace: the tool
+		// counts as read-only for permissions.
+		Annotations: tool.Annotations{ReadOnly: true}}, deleteTodos)
 }
 
 func deleteTodos(_ context.Context, c *tool.Call, _ DeleteTodosInput) (tool.Result, error) {

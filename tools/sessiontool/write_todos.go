@@ -20,7 +20,10 @@ type WriteTodosInput struct {
 
 // WriteTodos returns the write_todos tool.
 func WriteTodos() *tool.Tool {
-	return tool.New(tool.Spec{Name: "write_todos", Description: writeTodosDescription}, writeTodos)
+	return tool.New(tool.Spec{Name: "write_todos", Description: writeTodosDescription,
+		// The todo list is wield's own state, not the workspace: the tool
+		// counts as read-only for permissions.
+		Annotations: tool.Annotations{ReadOnly: true}}, writeTodos)
 }
 
 func writeTodos(_ context.Context, c *tool.Call, in WriteTodosInput) (tool.Result, error) {

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/wieldhq/wield/policy"
+	"github.com/wieldhq/wield/tool"
+)
+
+// policy builds the permission policy of workspace ws from the settings
+// files and the --mode flag. When a person can answer (interactive, and a
+// terminal is there), "ask" becomes a prompt on the terminal, and "allow
+// always" stores a rule in the workspace's .wield/settings.json; otherwise
+// the policy is headless and "ask" means deny.
+func (g *globals) policy(ws, mode string, interactive bool) (*policy.Policy, tool.Approver, error) {
+	p := &policy.Policy{Root: ws, Logger: g.logger()}
+	if err := p.Load(policy.SettingsFiles(ws)...); err != nil {
+		return nil, nil, &exitError{exitUsage, err}
+	}
+	if mode != "" {
+		m, err := policy.ParseMode(mode)
+		if err != nil {
+			return nil, nil, &exitError{exitUsage, fmt.Errorf("--mode: %w", err)}
+		}
+		p.Mode = m
+	}
+	if p.Hooks != nil {
+		p.Hooks.Dir = ws
+	}
+	if p.Mode == policy.ModeYolo {
+		fmt.Fprintln(g.stderr, "wield: YOLO MODE: every tool call runs without asking (deny rules still apply)")
+	}
+	var approver tool.Approver
+	if interactive && isTerminal(g.stderr) {
+		if tty, err := os.Open("/dev/tty"); err == nil {
+			settings := filepath.Join(ws, ".wield", "settings.json")
+			approver = newTerminalApprover(tty, g.stderr, func(t *tool.Tool, args json.RawMessage) (string, error) {
+				rules, err := policy.AllowAlways(p, t.Name(), args)
+				if err != nil {
+					return "", err
+				}
+				var names []string
+				for _, r := range rules {
+					if err := policy.SaveRule(settings, policy.Allow, r); err != nil {
+						return "", err
+					}
+					if err := p.Add(policy.Allow, r); err != nil {
+						return "", err
+					}
+					names = append(names, r.String())
+				}
+				return strings.Join(names, ", "), nil
+			})
+		}
+	}
+	p.Headless = approver == nil
+	return p, approver, nil
+}
