@@ -371,3 +371,54 @@ type nopWriter struct{ w io.Writer }
 
 func (n nopWriter) Write(p []byte) (int, error) { return n.w.Write(p) }
 func (nopWriter) Close() error                  { return nil }
+
+func TestHTTPRefusesOtherOrigins(t *testing.T) {
+	srv, err := NewServer(testTools(t, nil), &ServerOptions{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.HTTPHandler(&HTTPOptions{JSONResponse: true}))
+	defer hs.Close()
+	host := strings.TrimPrefix(hs.URL, "http://")
+	tests := []struct {
+		name         string
+		host, origin string
+		fetchSite    string
+		want         int
+	}{
+		{"no browser headers", "", "", "", http.StatusOK},
+		{"same origin", "", "http://" + host, "", http.StatusOK},
+		{"rebound host", "evil.example.com", "http://evil.example.com", "", http.StatusForbidden},
+		{"other origin", "", "http://evil.example.com", "", http.StatusForbidden},
+		{"cross-site fetch", "", "", "cross-site", http.StatusForbidden},
+	}
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, hs.URL, strings.NewReader(initialize))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if tt.host != "" {
+				req.Host = tt.host
+			}
+			if tt.origin != "" {
+				req.Header.Set("Origin", tt.origin)
+			}
+			if tt.fetchSite != "" {
+				req.Header.Set("Sec-Fetch-Site", tt.fetchSite)
+			}
+			resp, err := hs.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tt.want {
+				t.Errorf("status %d, want %d: %s", resp.StatusCode, tt.want, body)
+			}
+		})
+	}
+}

@@ -57,6 +57,10 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 		JSONResponse:               o.JSONResponse,
 		Logger:                     s.log,
 		DisableLocalhostProtection: o.AllowRemoteHosts,
+		// Browsers name the page that sent a request in Origin and
+		// Sec-Fetch-Site: refuse pages of other origins, which the Host
+		// check alone lets through when they address 127.0.0.1 directly.
+		CrossOriginProtection: http.NewCrossOriginProtection(),
 	})
 	if o.Token == "" {
 		return h
