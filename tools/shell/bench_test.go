@@ -10,10 +10,15 @@ import (
 
 // BenchmarkExecBashTrue is the baseline: a bare exec.Command of bash -c
 // true, with its output collected.
-func BenchmarkExecBashTrue(b *testing.B) {
+func BenchmarkExecBashTrue(b *testing.B) { benchExec(b, "true") }
+
+// BenchmarkExecBashPipeline is the baseline for a command that forks.
+func BenchmarkExecBashPipeline(b *testing.B) { benchExec(b, "true | true") }
+
+func benchExec(b *testing.B, command string) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := exec.Command("bash", "-c", "true").CombinedOutput(); err != nil {
+		if _, err := exec.Command("bash", "-c", command).CombinedOutput(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -22,7 +27,13 @@ func BenchmarkExecBashTrue(b *testing.B) {
 // BenchmarkRunShell runs true through run_shell_command's handler, with a
 // job table, in a workspace: the per-command overhead of the tool is the
 // difference from BenchmarkExecBashTrue.
-func BenchmarkRunShell(b *testing.B) {
+func BenchmarkRunShell(b *testing.B) { benchRun(b, "true") }
+
+// BenchmarkRunShellPipeline runs a command that forks, so that the tool
+// must read /proc for processes left behind.
+func BenchmarkRunShellPipeline(b *testing.B) { benchRun(b, "true | true") }
+
+func benchRun(b *testing.B, command string) {
 	root, err := os.OpenRoot(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
@@ -37,7 +48,7 @@ func BenchmarkRunShell(b *testing.B) {
 	c := &tool.Call{Root: root, ID: "bench"}
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := s.run(b.Context(), c, RunInput{Command: "true"})
+		res, err := s.run(b.Context(), c, RunInput{Command: command})
 		if err != nil || !res.Success {
 			b.Fatal(res, err)
 		}
