@@ -22,7 +22,21 @@ const MaxMessageBytes = 16 << 20
 // are cancelled). A malformed or oversized line gets a JSON-RPC error and
 // the server keeps serving.
 func (s *Server) ServeStdio(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
-	err := s.sdk.Run(ctx, &stdioTransport{r: r, w: w, maxLen: MaxMessageBytes})
+	// Not sdk.Server.Run: it logs an error when ctx is done, which is how
+	// a SIGTERM ends a healthy server.
+	ss, err := s.sdk.Connect(ctx, &stdioTransport{r: r, w: w, maxLen: MaxMessageBytes}, nil)
+	if err != nil {
+		return fmt.Errorf("mcp: connect stdio: %w", err)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case err = <-ended:
+	case <-ctx.Done():
+		ss.Close()
+		<-ended
+		return nil
+	}
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
 	}
