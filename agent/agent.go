@@ -239,7 +239,14 @@ func (a *Agent) drive(ctx context.Context, s Session, start func(*Outcome) (*run
 			err = errors.Join(err, fmt.Errorf("abort session %s: %w", s.ID(), aerr))
 		}
 	case out.Reason == StopApproval:
-		// The transaction stays open until Resume.
+		// The transaction stays open until Resume; a durable session
+		// records the pause so that reopening it does not close it.
+		if p, ok := s.(Pauser); ok {
+			if perr := p.Pause(ctx, out.Pending); perr != nil {
+				err = fmt.Errorf("pause session %s: %w", s.ID(), perr)
+				out.Reason, out.Note = StopError, err.Error()
+			}
+		}
 	default:
 		if cerr := s.Commit(ctx); cerr != nil {
 			err = fmt.Errorf("commit session %s: %w", s.ID(), cerr)

@@ -38,6 +38,13 @@ type Session interface {
 	Abort(ctx context.Context, reason string) error
 }
 
+// Pauser is implemented by sessions that outlive the process: Pause
+// records that the open transaction waits for approval of the pending
+// calls, so that the run can be resumed later, from another process.
+type Pauser interface {
+	Pause(ctx context.Context, pending []tool.PendingCall) error
+}
+
 // PromptContext is implemented by sessions that contribute more than their
 // history to a prompt: file references and a todo list.
 type PromptContext interface {
@@ -207,4 +214,5 @@ func CloseCalls(msgs []llm.Message) []llm.Message {
 var (
 	_ Session       = (*session.Session)(nil)
 	_ PromptContext = (*session.Session)(nil)
+	_ Pauser        = (*session.Session)(nil)
 )

@@ -106,6 +106,9 @@ func (s *Store) toInbox(id string, turns []Turn) error {
 // drainInbox moves the inbox's turns into the open transaction (opening one
 // if needed, in which case it is committed too). Called with s.mu held.
 func (s *Session) drainInbox() error {
+	if s.st.Paused != nil {
+		return nil // the paused run's pool stays as it was until it resumes
+	}
 	path := s.store.inboxPath(s.ID())
 	if _, err := os.Stat(path); err != nil {
 		return nil

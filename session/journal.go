@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/wieldhq/wield/tool"
 )
 
 // JournalVersion is the journal format this package writes. A journal with
@@ -26,6 +28,7 @@ const (
 	opSet        = "$set"       // sets metadata keys
 	opCompress   = "compress"   // replaces Range of turns with Summary
 	opFork       = "fork"       // records the fork origin
+	opPause      = "pause"      // the open transaction awaits approval of Pending
 )
 
 // An event is one line of a journal after the header.
@@ -42,6 +45,7 @@ type event struct {
 	Range      *[2]int                    `json:"range,omitempty"`
 	Summary    string                     `json:"summary,omitempty"`
 	Origin     *ForkOrigin                `json:"origin,omitempty"`
+	Pending    []tool.PendingCall         `json:"pending,omitempty"`
 }
 
 // A CorruptError reports a journal line that cannot be read. Only a torn
@@ -200,13 +204,14 @@ func (f *folder) apply(e *event) error {
 			return errors.New("pool entry without a turn")
 		}
 		st.Pool = append(st.Pool, *e.Turn)
+		st.Paused = nil
 	case opCommit, opAbort:
 		if !st.Open() {
 			return fmt.Errorf("%s with no open transaction", e.Op)
 		}
 		first := len(st.Turns) + 1
 		st.Turns = append(st.Turns, st.Pool...)
-		st.Pool = nil
+		st.Pool, st.Paused = nil, nil
 		p := &st.Pools[len(st.Pools)-1]
 		p.Status, p.Ended, p.Turns = PoolCommitted, e.Time, [2]int{first, len(st.Turns)}
 		if e.Op == opAbort {
@@ -239,6 +244,14 @@ func (f *folder) apply(e *event) error {
 		st.Turns = compressTurns(st.Turns, e.Range[0], e.Range[1], e.Summary, e.Time)
 	case opFork:
 		st.ForkedFrom = e.Origin
+	case opPause:
+		if !st.Open() {
+			return errors.New("pause with no open transaction")
+		}
+		st.Paused = e.Pending
+		if st.Paused == nil {
+			st.Paused = []tool.PendingCall{}
+		}
 	default:
 		return fmt.Errorf("unknown operation %q: %w", e.Op, ErrNewerVersion)
 	}

@@ -58,6 +58,7 @@ func (s *Session) State() *State {
 		st.Pool = slices.Clone(st.Pool)
 	}
 	st.Pools = slices.Clone(st.Pools)
+	st.Paused = slices.Clone(st.Paused)
 	st.References = slices.Clone(st.References)
 	st.Todos = slices.Clone(st.Todos)
 	return &st
@@ -271,6 +272,18 @@ func (s *Session) abort(reason string) error {
 		}
 	}
 	return s.append(&event{Op: opAbort, Reason: reason}, true)
+}
+
+// Pause records that the open transaction waits for approval of pending.
+// A paused transaction survives the process: [Store.Open] leaves it open
+// for the run to be resumed, instead of closing it as aborted.
+func (s *Session) Pause(_ context.Context, pending []tool.PendingCall) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.st.Open() {
+		return fmt.Errorf("session %s: pause: no open transaction", s.ID())
+	}
+	return s.append(&event{Op: opPause, Pending: pending}, true)
 }
 
 // References returns the paths of the active references, for the prompt.

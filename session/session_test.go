@@ -593,3 +593,33 @@ func TestRecordFromOutside(t *testing.T) {
 		t.Errorf("pool = %d turns, want task and the pair", n)
 	}
 }
+
+func TestPauseSurvivesReopen(t *testing.T) {
+	ctx := t.Context()
+	st := newStore(t)
+	s, err := st.Create(Header{ID: "p"})
+	must(t, err)
+	must(t, s.Begin(ctx, "task"))
+	must(t, s.RecordCall(ctx, call("a", "rm"), json.RawMessage(`{}`)))
+	if err := s.Pause(ctx, []tool.PendingCall{{ID: "a", Tool: "rm", Reason: "deletes"}}); err != nil {
+		t.Fatal(err)
+	}
+	must(t, s.Close())
+	s, err = st.Open("p")
+	must(t, err)
+	if got := s.State(); !got.Open() || len(got.Paused) != 1 || got.Paused[0].ID != "a" {
+		t.Fatalf("paused transaction after reopen: open %v, paused %v", got.Open(), got.Paused)
+	}
+	// Once the run goes on, a crash is repaired again.
+	must(t, s.RecordResult(ctx, call("a", "rm"), tool.Text("done")))
+	must(t, s.RecordCall(ctx, call("b", "rm"), json.RawMessage(`{}`)))
+	must(t, s.Close())
+	s, err = st.Open("p")
+	must(t, err)
+	defer s.Close()
+	got := s.State()
+	if got.Open() || got.Paused != nil {
+		t.Fatalf("a resumed-then-crashed run was not repaired: open %v", got.Open())
+	}
+	checkOneResultPerCall(t, got.Turns)
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/tool"
 )
 
 // TurnKind says what a [Turn] records.
@@ -159,6 +160,9 @@ type State struct {
 	Turns []Turn
 	// Pool holds the open transaction's turns; it is nil when none is open.
 	Pool []Turn
+	// Paused lists the calls the open transaction awaits approval for; it
+	// is non-nil while the transaction is paused (see [Session.Pause]).
+	Paused []tool.PendingCall
 	// Pools lists every transaction, oldest first.
 	Pools      []PoolRecord
 	References []Reference

@@ -250,7 +250,9 @@ func readSmall(path string) string {
 // Open opens session id for writing: it takes the writer lock (failing
 // at once with a *[BusyError] if another process holds it), cuts off a torn
 // last line with a warning, and closes a transaction left open by a crash
-// as aborted, giving every call without a result an interrupted one.
+// as aborted, giving every call without a result an interrupted one. A
+// transaction paused for approval ([Session.Pause]) stays open, to be
+// resumed.
 func (s *Store) Open(id string) (*Session, error) {
 	if err := checkID(id); err != nil {
 		return nil, err
@@ -295,7 +297,7 @@ func (s *Store) Open(id string) (*Session, error) {
 		}
 	}
 	ss := &Session{store: s, file: f, lock: lock, size: rr.good, st: *st, red: redactor{literals: s.Secrets}}
-	if st.Open() {
+	if st.Open() && st.Paused == nil {
 		s.logger().Warn("session had an open transaction; closing it as aborted", "session", id, "turns", len(st.Pool))
 		if err := ss.abort("repaired on open: the previous run ended without closing its transaction"); err != nil {
 			return fail(err)
