@@ -47,9 +47,12 @@ func main() {
 
 // run executes the wield command line args and returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRootCommand(stdin, stdout, stderr)
+	root, g := newRootCommand(stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	if cerr := g.close(); cerr != nil {
+		fmt.Fprintf(stderr, "wield: stopping background jobs: %v\n", cerr)
+	}
 	if err == nil {
 		return exitOK
 	}

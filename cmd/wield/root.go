@@ -12,6 +12,8 @@ import (
 
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/echo"
+	"github.com/wieldhq/wield/tools/fs"
+	"github.com/wieldhq/wield/tools/shell"
 	"github.com/wieldhq/wield/tools/sessiontool"
 )
 
@@ -20,12 +22,13 @@ type globals struct {
 	workdir   string
 	toolsFile []string
 	verbose   bool
+	jobs      *shell.Jobs
 
 	stdin          io.Reader
 	stdout, stderr io.Writer
 }
 
-func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *globals) {
 	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
 		Use:   "wield",
@@ -58,7 +61,7 @@ Tools come from wield itself and from declared-tool files: JSON files in
 		newToolsCommand(g),
 		newVersionCommand(g),
 	)
-	return root
+	return root, g
 }
 
 // logger returns the logger commands give to library packages.
@@ -91,17 +94,40 @@ func (g *globals) workspace() (string, error) {
 	return abs, nil
 }
 
-// builtinTools returns wield's own tools, in display order.
-func builtinTools() []*tool.Tool {
+// builtinTools returns wield's own tools, in display order. The shell's
+// job table is made on first use and closed by [globals.close].
+func (g *globals) builtinTools() ([]*tool.Tool, error) {
+	if g.jobs == nil {
+		jobs, err := shell.NewJobs(nil)
+		if err != nil {
+			return nil, err
+		}
+		g.jobs = jobs
+	}
 	ts := []*tool.Tool{echo.New()}
-	return append(ts, sessiontool.Tools()...)
+	ts = append(ts, fs.Tools(fs.Config{})...)
+	ts = append(ts, shell.Tools(shell.Config{Jobs: g.jobs})...)
+	return append(ts, sessiontool.Tools()...), nil
+}
+
+// close releases what commands left running: every background shell job
+// dies with wield.
+func (g *globals) close() error {
+	if g.jobs == nil {
+		return nil
+	}
+	return g.jobs.Close()
 }
 
 // registry builds the registry of built-in and declared tools. Problems in
 // declared-tool files are logged and the rest of the registry still works,
 // unless a file named with --tools-file cannot be read at all.
 func (g *globals) registry(ws string) (*tool.Registry, error) {
-	reg, err := tool.NewRegistry(builtinTools()...)
+	builtin, err := g.builtinTools()
+	if err != nil {
+		return nil, err
+	}
+	reg, err := tool.NewRegistry(builtin...)
 	if err != nil {
 		return nil, err
 	}
