@@ -13,8 +13,8 @@ import (
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/echo"
 	"github.com/wieldhq/wield/tools/fs"
-	"github.com/wieldhq/wield/tools/shell"
 	"github.com/wieldhq/wield/tools/sessiontool"
+	"github.com/wieldhq/wield/tools/shell"
 )
 
 // globals holds the flags every command shares.
