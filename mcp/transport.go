@@ -66,16 +66,16 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 	if opts != nil {
 		o = *opts
 	}
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
+	var h http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{
 		Stateless:                  o.Stateless,
 		JSONResponse:               o.JSONResponse,
 		Logger:                     s.log,
 		DisableLocalhostProtection: o.AllowRemoteHosts,
-		// Browsers name the page that sent a request in Origin and
-		// Sec-Fetch-Site: refuse pages of other origins, which the Host
-		// check alone lets through when they address 127.0.0.1 directly.
-		CrossOriginProtection: http.NewCrossOriginProtection(),
 	})
+	// Browsers name the page that sent a request in Origin and
+	// Sec-Fetch-Site: refuse pages of other origins, which the Host check
+	// alone lets through when they address 127.0.0.1 directly.
+	h = http.NewCrossOriginProtection().Handler(h)
 	if o.Token == "" {
 		return h
 	}
