@@ -349,8 +349,8 @@ func TestStdioBadInput(t *testing.T) {
 	for _, want := range []string{
 		`"id":1,"result":{`,
 		`"protocolVersion":"2025-06-18"`,
-		`"id":null,"error":{"code":-32700`,
-		`"id":null,"error":{"code":-32600,"message":"message exceeds`,
+		`{"jsonrpc":"2.0","error":{"code":-32700`,
+		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"message exceeds`,
 		`"id":2,"result":{"content":[{"type":"text","text":"after"}]`,
 		`"id":3,"error":{`,
 		`"id":4,"error":{"code":-32601`,

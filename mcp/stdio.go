@@ -167,9 +167,11 @@ func (c *stdioConn) writeLine(data []byte) error {
 	return err
 }
 
-// writeError answers a message that could not be read, with a null id.
+// writeError answers a message that could not be read. It has no id: MCP's
+// schema (2025-11-25 on) makes the id of an error response optional but
+// never null, where JSON-RPC 2.0 would send "id":null.
 func (c *stdioConn) writeError(code int, msg string) {
-	b := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":null,"error":{"code":%d,"message":%q}}`, code, msg)
+	b := fmt.Appendf(nil, `{"jsonrpc":"2.0","error":{"code":%d,"message":%q}}`, code, msg)
 	_ = c.writeLine(b)
 }
 
