@@ -1,0 +1,233 @@
+// Shared pieces of wield's MCP interop tests: starting `wield mcp`, a stdio
+// transport over a child process, a transport tap that records every frame,
+// and arguments for every tool.
+//
+// Environment:
+//   WIELD_BIN         the wield binary to test (required)
+//   WIELD_MCP_FRAMES  a directory; when set, every session's frames are
+//                     written there as <name>.jsonl ({"dir":"send"|"recv","frame":...})
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { appendFileSync, mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+
+export const wieldBin = process.env.WIELD_BIN;
+if (!wieldBin) throw new Error('WIELD_BIN must name the wield binary to test');
+
+/**
+ * A fresh workspace with a few files for the file tools. Unless bare, its
+ * .wield/settings.json allows run_shell_command, which otherwise needs an
+ * approval nobody can give over MCP.
+ */
+export function makeWorkspace({ bare = false } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'wield-mcp-interop-'));
+  writeFileSync(join(dir, 'hello.txt'), 'hello from the interop test\nsecond line\n');
+  mkdirSync(join(dir, 'sub'));
+  writeFileSync(join(dir, 'sub', 'notes.md'), '# notes\nneedle here\n');
+  if (!bare) {
+    mkdirSync(join(dir, '.wield'));
+    writeFileSync(join(dir, '.wield', 'settings.json'), JSON.stringify({ permissions: { allow: ['run_shell_command'] } }));
+  }
+  return dir;
+}
+
+/** Records frames of one session to WIELD_MCP_FRAMES/<name>.jsonl. */
+export function frameRecorder(name) {
+  const dir = process.env.WIELD_MCP_FRAMES;
+  if (!dir) return () => {};
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${name}.jsonl`);
+  writeFileSync(file, '');
+  return (direction, frame) => appendFileSync(file, JSON.stringify({ dir: direction, frame }) + '\n');
+}
+
+/**
+ * Tap wraps a transport and records every frame it sends and receives. It
+ * passes everything else through, including the protocol version an HTTP
+ * transport needs for its headers.
+ */
+export class Tap {
+  constructor(inner, record) {
+    this.inner = inner;
+    this.record = record;
+  }
+  async start() {
+    this.inner.onmessage = (msg, extra) => {
+      this.record('recv', msg);
+      this.onmessage?.(msg, extra);
+    };
+    this.inner.onerror = (err) => this.onerror?.(err);
+    this.inner.onclose = () => this.onclose?.();
+    return this.inner.start();
+  }
+  async send(msg, opts) {
+    this.record('send', msg);
+    return this.inner.send(msg, opts);
+  }
+  async close() {
+    return this.inner.close();
+  }
+  get sessionId() {
+    return this.inner.sessionId;
+  }
+  setProtocolVersion(v) {
+    this.inner.setProtocolVersion?.(v);
+  }
+}
+
+/**
+ * ChildStdio is an MCP transport over a child process the test owns, so the
+ * test can close standard input and then watch how the process exits.
+ */
+export class ChildStdio {
+  constructor(child) {
+    this.child = child;
+    this.buf = new ReadBuffer();
+    this.writes = Promise.resolve();
+  }
+  async start() {
+    this.child.stdout.on('data', (chunk) => {
+      this.buf.append(chunk);
+      for (;;) {
+        let msg;
+        try {
+          msg = this.buf.readMessage();
+        } catch (err) {
+          this.onerror?.(err);
+          continue;
+        }
+        if (msg === null) break;
+        this.onmessage?.(msg);
+      }
+    });
+    this.child.on('close', () => this.onclose?.());
+  }
+  // send queues writes, so that a thousand concurrent calls wait for one
+  // drain at a time.
+  send(msg) {
+    this.writes = this.writes.then(async () => {
+      if (!this.child.stdin.write(serializeMessage(msg))) await once(this.child.stdin, 'drain');
+    });
+    return this.writes;
+  }
+  /** close ends standard input only; the process is expected to exit by itself. */
+  async close() {
+    await this.writes.catch(() => {});
+    this.child.stdin.end();
+  }
+}
+
+/**
+ * startWield runs `wield mcp ARGS` in workdir. It collects standard error
+ * and resolves exited with {code, signal} when the process ends.
+ */
+export function startWield(args, workdir) {
+  const child = spawn(wieldBin, ['--workdir', workdir, 'mcp', ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return { child, exited, stderr: () => stderr };
+}
+
+/** startWieldHTTP starts `wield mcp --http 127.0.0.1:0 ARGS` and returns its URL. */
+export async function startWieldHTTP(args, workdir) {
+  const w = startWield(['--http', '127.0.0.1:0', ...args], workdir);
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`wield mcp --http did not say where it listens:\n${w.stderr()}`)), 10000);
+    const look = () => {
+      const m = /serving MCP on (http:\/\/127\.0\.0\.1:\d+)/.exec(w.stderr());
+      if (m) {
+        clearTimeout(timer);
+        w.child.stderr.off('data', look);
+        resolve(m[1] + '/mcp');
+      }
+    };
+    w.child.stderr.on('data', look);
+    w.exited.then((e) => reject(new Error(`wield mcp --http exited (${JSON.stringify(e)}):\n${w.stderr()}`)));
+  });
+  return { ...w, url };
+}
+
+/** withTimeout rejects when p takes longer than ms. */
+export function withTimeout(p, ms, what) {
+  let timer;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+    }),
+  ]);
+}
+
+// validArgs holds schema-valid arguments for the tools wield builds in, and
+// what a successful answer contains where the tool can succeed in a bare
+// workspace without a session. Tools not named here get arguments derived
+// from their schema (see deriveArgs) and the test says so.
+export const validArgs = {
+  echo: { args: { text: 'hello over MCP' }, succeeds: true, text: 'hello over MCP' },
+  read_file: { args: { path: 'hello.txt' }, succeeds: true, text: 'hello from the interop test' },
+  list_directory: { args: { path: '.' }, succeeds: true, text: 'hello.txt' },
+  glob: { args: { pattern: '**/*.md' }, succeeds: true, text: 'notes.md' },
+  search_file_content: { args: { pattern: 'needle' }, succeeds: true, text: 'needle here' },
+  run_shell_command: { args: { command: 'echo from-the-shell' }, succeeds: true, text: 'from-the-shell' },
+  shell_output: { args: { job_id: 'no-such-job' } },
+  shell_kill: { args: { job_id: 'no-such-job' } },
+  // The session tools refuse without a session; their arguments are valid.
+  get_session: { args: {} },
+  write_todos: { args: { todos: [{ title: 'interop', status: 'pending' }] } },
+  delete_todos: { args: {} },
+  delete_session: { args: { session_id: 'no-such-session' } },
+  compress_session_turns: { args: { start_turn: 1, end_turn: 1, summary: 'nothing' } },
+};
+
+function typesOf(schema) {
+  if (!schema || schema.type === undefined) return [];
+  return Array.isArray(schema.type) ? schema.type : [schema.type];
+}
+
+/** deriveArgs builds the smallest arguments that satisfy a simple schema. */
+export function deriveArgs(schema) {
+  if (!schema || typeof schema !== 'object') return null;
+  if ('const' in schema) return schema.const;
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
+  if ('default' in schema) return schema.default;
+  const types = typesOf(schema);
+  if (types.includes('object') || schema.properties) {
+    const out = {};
+    for (const name of schema.required ?? []) out[name] = deriveArgs(schema.properties?.[name] ?? {});
+    return out;
+  }
+  if (types.includes('string')) return 'x'.repeat(Math.max(1, schema.minLength ?? 1));
+  if (types.includes('integer') || types.includes('number')) return schema.minimum ?? 1;
+  if (types.includes('boolean')) return false;
+  if (types.includes('array')) return [];
+  if (types.includes('null')) return null;
+  return 'x';
+}
+
+/**
+ * wrongType returns valid arguments with one property given a value of the
+ * wrong type, and that property's name; null when the schema has no
+ * properties to get wrong.
+ */
+export function wrongType(schema, args) {
+  const props = schema?.properties ?? {};
+  const names = Object.keys(props);
+  if (names.length === 0) return null;
+  const name = names.find((n) => (schema.required ?? []).includes(n)) ?? names[0];
+  const types = typesOf(props[name]);
+  const bad = types.includes('string') ? 12345 : 'not the right type';
+  return { args: { ...args, [name]: bad }, name };
+}
+
+/** textOf joins a tool result's text content. */
+export function textOf(res) {
+  return (res.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+}
