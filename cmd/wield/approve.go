@@ -98,3 +98,18 @@ func summarizeArgs(args json.RawMessage) string {
 	}
 	return s
 }
+
+// terminalAsker puts ask_user questions to the person at the terminal.
+type terminalAsker struct{ *terminalApprover }
+
+// Ask prints the question and its numbered options and reads one line.
+func (a terminalAsker) Ask(ctx context.Context, question string, options []string) (string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	fmt.Fprintf(a.out, "\nwield asks: %s\n", question)
+	for i, o := range options {
+		fmt.Fprintf(a.out, "  %d. %s\n", i+1, o)
+	}
+	fmt.Fprint(a.out, "  answer: ")
+	return a.readLine(ctx)
+}

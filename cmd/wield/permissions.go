@@ -16,7 +16,7 @@ import (
 // terminal is there), "ask" becomes a prompt on the terminal, and "allow
 // always" stores a rule in the workspace's .wield/settings.json; otherwise
 // the policy is headless and "ask" means deny.
-func (g *globals) policy(ws, mode string, interactive bool) (*policy.Policy, tool.Approver, error) {
+func (g *globals) policy(ws, mode string, interactive bool) (*policy.Policy, *terminalApprover, error) {
 	p := &policy.Policy{Root: ws, Logger: g.logger()}
 	if err := p.Load(policy.SettingsFiles(ws)...); err != nil {
 		return nil, nil, &exitError{exitUsage, err}
@@ -34,7 +34,7 @@ func (g *globals) policy(ws, mode string, interactive bool) (*policy.Policy, too
 	if p.Mode == policy.ModeYolo {
 		fmt.Fprintln(g.stderr, "wield: YOLO MODE: every tool call runs without asking (deny rules still apply)")
 	}
-	var approver tool.Approver
+	var approver *terminalApprover
 	if interactive && isTerminal(g.stderr) {
 		if tty, err := os.Open("/dev/tty"); err == nil {
 			settings := filepath.Join(ws, ".wield", "settings.json")

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wieldhq/wield/tool"
+	"github.com/wieldhq/wield/tools/askuser"
 	"github.com/wieldhq/wield/tools/echo"
 	"github.com/wieldhq/wield/tools/fs"
 	"github.com/wieldhq/wield/tools/sessiontool"
@@ -107,6 +108,7 @@ func (g *globals) builtinTools() ([]*tool.Tool, error) {
 	ts := []*tool.Tool{echo.New()}
 	ts = append(ts, fs.Tools(fs.Config{})...)
 	ts = append(ts, shell.Tools(shell.Config{Jobs: g.jobs})...)
+	ts = append(ts, askuser.New())
 	return append(ts, sessiontool.Tools()...), nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/wieldhq/wield/llm/replay"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
+	"github.com/wieldhq/wield/tools/askuser"
 )
 
 // runFlags are the flags `wield run` and `wield chat` share.
@@ -113,16 +114,22 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	if !f.json && isTerminal(g.stderr) {
 		fmt.Fprintf(g.stderr, "\033[2msession %s\033[0m\n", sess.ID())
 	}
+	runnerOptions := &tool.RunnerOptions{Logger: g.logger(), Gate: pol}
+	services := tool.ServiceMap{session.ServiceName: store}
+	if approver != nil { // a person is at the terminal
+		runnerOptions.Approver = approver
+		services[askuser.ServiceName] = terminalAsker{approver}
+	}
 	a, err := agent.New(agent.Config{
 		Provider:      provider,
 		Model:         cfg.Model,
 		Runner:        tool.NewRunner(reg, nil),
-		RunnerOptions: &tool.RunnerOptions{Logger: g.logger(), Gate: pol, Approver: approver},
+		RunnerOptions: runnerOptions,
 		Name:          "wield",
 		SystemPrompt:  cfg.SystemPrompt,
 		Instructions:  instructions,
 		Root:          root,
-		Services:      tool.ServiceMap{session.ServiceName: store},
+		Services:      services,
 		MaxRounds:     cfg.MaxRounds,
 		OnEvent:       onEvent,
 		Logger:        g.logger(),
