@@ -61,6 +61,7 @@ type Provider struct {
 
 	mu        sync.Mutex
 	unmatched []llm.Request
+	requests  []llm.Request
 }
 
 // New returns a provider that replays entries.
@@ -137,6 +138,9 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, handle func(llm
 		return nil, err
 	}
 	turn, round := Position(req)
+	p.mu.Lock()
+	p.requests = append(p.requests, *req)
+	p.mu.Unlock()
 	e, ok := p.match(turn, round)
 	if !ok {
 		p.mu.Lock()
@@ -205,6 +209,14 @@ func (p *Provider) Unmatched() []llm.Request {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]llm.Request(nil), p.unmatched...)
+}
+
+// Requests returns every request the provider received, oldest first, so
+// tests can check what a model was shown. The caller owns the slice.
+func (p *Provider) Requests() []llm.Request {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]llm.Request(nil), p.requests...)
 }
 
 // splitWords cuts s into word-sized deltas that concatenate back to s.
