@@ -286,6 +286,23 @@ func (s *Session) Pause(_ context.Context, pending []tool.PendingCall) error {
 	return s.append(&event{Op: opPause, Pending: pending}, true)
 }
 
+// ContextMode returns the session's context mode: the "context_mode"
+// metadata when set, else the header's, else ContextInline.
+func (s *Session) ContextMode() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if raw, ok := s.st.Meta["context_mode"]; ok {
+		var m string
+		if json.Unmarshal(raw, &m) == nil && m != "" {
+			return m
+		}
+	}
+	if s.st.Header.ContextMode != "" {
+		return s.st.Header.ContextMode
+	}
+	return ContextInline
+}
+
 // References returns the paths of the active references, for the prompt.
 func (s *Session) References() []string {
 	s.mu.Lock()

@@ -623,3 +623,23 @@ func TestPauseSurvivesReopen(t *testing.T) {
 	}
 	checkOneResultPerCall(t, got.Turns)
 }
+
+func TestContextMode(t *testing.T) {
+	st := newStore(t)
+	s, err := st.Create(Header{ID: "cm"})
+	must(t, err)
+	defer s.Close()
+	if m := s.ContextMode(); m != ContextInline {
+		t.Errorf("default mode = %q", m)
+	}
+	must(t, s.Set(map[string]any{"context_mode": ContextReferences}))
+	if m := s.ContextMode(); m != ContextReferences {
+		t.Errorf("after $set: %q", m)
+	}
+	r, err := st.Create(Header{ID: "cm2", ContextMode: ContextReferences})
+	must(t, err)
+	defer r.Close()
+	if m := r.ContextMode(); m != ContextReferences {
+		t.Errorf("from the header: %q", m)
+	}
+}

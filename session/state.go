@@ -149,7 +149,20 @@ type Header struct {
 	Roles      []string `json:"roles,omitempty"`
 	Agent      string   `json:"agent,omitempty"`
 	Model      string   `json:"model,omitempty"`
+	// ContextMode is how file tools share content: ContextInline (the
+	// default) or ContextReferences.
+	ContextMode string `json:"context_mode,omitempty"`
 }
+
+// The context modes of a session.
+const (
+	// ContextInline: file tools return content in their results.
+	ContextInline = "inline"
+	// ContextReferences: file tools add file references, whose fresh
+	// content the prompt builder reads at each prompt, and return a short
+	// confirmation.
+	ContextReferences = "references"
+)
 
 // State is a session folded from its journal. It is a value: changing it
 // changes nothing on disk.

@@ -30,6 +30,7 @@ type runFlags struct {
 	newSess   bool
 	json      bool
 	mode      string
+	context   string
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -42,6 +43,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.sessionID, "session", "", "continue the session with this `id` (with --new: start it)")
 	fl.BoolVar(&f.newSess, "new", false, "start a new session (the default without --session)")
 	fl.BoolVar(&f.json, "json", false, "print the run's events as JSON lines on stdout")
+	fl.StringVar(&f.context, "context", "", "for a new session, how file tools share content: `inline` (in results, the default) or references (re-read fresh at every prompt)")
 	fl.StringVar(&f.mode, "mode", "", "permission `mode`: default (read-only tools run, others ask), auto-edit, plan or yolo")
 }
 
@@ -157,7 +159,12 @@ func (g *globals) openSession(_ context.Context, st *session.Store, f *runFlags,
 		}
 		return s, nil
 	}
-	s, err := st.Create(session.Header{ID: f.sessionID, Agent: "wield", Model: cfg.Model, Purpose: oneLine(task, 120)})
+	switch f.context {
+	case "", session.ContextInline, session.ContextReferences:
+	default:
+		return nil, &exitError{exitUsage, fmt.Errorf("--context %q: use inline or references", f.context)}
+	}
+	s, err := st.Create(session.Header{ID: f.sessionID, Agent: "wield", Model: cfg.Model, Purpose: oneLine(task, 120), ContextMode: f.context})
 	if err != nil {
 		return nil, &exitError{exitUsage, err}
 	}
