@@ -44,6 +44,17 @@ each. Continue one with wield run --session ID.`,
 		}
 		return g.store(ws), nil
 	}
+	load := func(id string) (*session.State, error) {
+		st, err := storeFor()
+		if err != nil {
+			return nil, err
+		}
+		s, err := st.Load(id)
+		if err != nil {
+			return nil, &exitError{exitUsage, err}
+		}
+		return s, nil
+	}
 	var asJSON bool
 	ls := &cobra.Command{
 		Use:   "ls",
@@ -86,13 +97,9 @@ each. Continue one with wield run --session ID.`,
 		Short: "print a session's turns",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			st, err := storeFor()
+			s, err := load(args[0])
 			if err != nil {
 				return err
-			}
-			s, err := st.Load(args[0])
-			if err != nil {
-				return &exitError{exitUsage, err}
 			}
 			if asJSON {
 				return writeJSON(g, s.Export())
@@ -107,13 +114,9 @@ each. Continue one with wield run --session ID.`,
 		Short: "print a session as one JSON document",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			st, err := storeFor()
+			s, err := load(args[0])
 			if err != nil {
 				return err
-			}
-			s, err := st.Load(args[0])
-			if err != nil {
-				return &exitError{exitUsage, err}
 			}
 			return writeJSON(g, s.Export())
 		},
