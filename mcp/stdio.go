@@ -260,4 +260,3 @@ func decodeError(raw json.RawMessage) (*jsonrpc.Error, error) {
 	}
 	return werr, nil
 }
-
