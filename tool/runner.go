@@ -610,7 +610,14 @@ func (r *Runner) spill(c *Call, out string) (string, error) {
 	return path, os.WriteFile(path, []byte(out), 0o644)
 }
 
-func spillName(c *Call) string {
+func spillName(c *Call) string { return SpillName(c, c.ID, ".txt") }
+
+// SpillName returns the workspace-relative file name under .wield/spill
+// for output a tool saves for call c: <session>/<name><ext>, with path
+// separators in the parts made harmless. Tools that keep more output than
+// they return (the shell's full log) save it there, beside the runner's
+// own spill files.
+func SpillName(c *Call, name, ext string) string {
 	clean := func(s, empty string) string {
 		s = strings.Map(func(r rune) rune {
 			if r == '/' || r == '\\' || r == 0 {
@@ -623,5 +630,5 @@ func spillName(c *Call) string {
 		}
 		return s
 	}
-	return filepath.Join(clean(c.SessionID, "run"), clean(c.ID, "call")+".txt")
+	return filepath.Join(clean(c.SessionID, "run"), clean(name, "call")+ext)
 }

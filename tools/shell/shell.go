@@ -261,19 +261,7 @@ func inside(base, p string) (string, error) {
 // spill writes out to .wield/spill/<session>/<name>.log in the workspace
 // and returns that path, relative to the workspace root.
 func spill(c *tool.Call, name string, out []byte) (string, error) {
-	clean := func(s, empty string) string {
-		s = strings.Map(func(r rune) rune {
-			if r == '/' || r == '\\' || r == 0 {
-				return '_'
-			}
-			return r
-		}, s)
-		if s == "" || s == "." || s == ".." {
-			return empty
-		}
-		return s
-	}
-	rel := filepath.Join(".wield", "spill", clean(c.SessionID, "run"), clean(name, "call")+".log")
+	rel := filepath.Join(".wield", "spill", tool.SpillName(c, name, ".log"))
 	if err := c.Root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 		return "", err
 	}
