@@ -51,6 +51,9 @@ var escapeArgs = map[string]func(p string) any{
 	"read_file":      func(p string) any { return ReadInput{Path: p} },
 	"list_directory": func(p string) any { return ListInput{Path: p} },
 	"glob":           func(p string) any { return GlobInput{Pattern: "**", Path: p} },
+	"search_file_content": func(p string) any {
+		return SearchInput{Pattern: "SECRET", Path: p}
+	},
 }
 
 // TestToolsRefuseEscapes runs the escape table against every tool: each
@@ -114,6 +117,11 @@ func TestContract(t *testing.T) {
 		"glob": {
 			Valid:   []string{`{"pattern":"**/*.go"}`, `{"pattern":"*.TXT","path":".","case_sensitive":true}`},
 			Invalid: []string{`{}`, `{"pattern":"x","case_sensitive":"yes"}`},
+		},
+		"search_file_content": {
+			Valid: []string{`{"pattern":"hello"}`, `{"pattern":"b","path":"d","include":"*.go","case_sensitive":false,"fixed_strings":true,"context":1,"max_matches":5}`,
+				`{"pattern":"("}`},
+			Invalid: []string{`{}`, `{"pattern":"x","context":"2"}`, `{"pattern":"x","max_matches":1.5}`},
 		},
 	}
 	for _, tl := range Tools(Config{}) {

@@ -117,7 +117,7 @@ func (g globber) glob(ctx context.Context, c *tool.Call, in GlobInput) (tool.Res
 		},
 		stat: true,
 	}, func(_ int, f *fileEntry) error {
-		m := globMatch{rel: f.rel, mtime: f.info.ModTime()}
+		m := globMatch{rel: f.rel, mtime: f.mtime}
 		if f.link {
 			// Files only: a link counts if it leads to a file inside.
 			fi, err := w.stat(f.rel)

@@ -20,6 +20,7 @@ type limits struct {
 	SearchLine    int
 	AutoContext   int
 	AutoMatches   int
+	MaxContext    int
 	ReadManyFiles int
 	OutputBudget  int
 	RecentHours   int
@@ -38,6 +39,7 @@ func limitsOf(cfg Config) limits {
 		SearchLine:    searchLineChars,
 		AutoContext:   autoContext,
 		AutoMatches:   autoContextMatches,
+		MaxContext:    maxContext,
 		ReadManyFiles: defaultMaxFiles,
 		OutputBudget:  cfg.OutputBudget,
 		RecentHours:   int(recentWindow.Hours()),

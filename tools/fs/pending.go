@@ -1,9 +1,5 @@
 package fs
 
 const (
-	defaultMaxMatches  = 100
-	searchLineChars    = 500
-	autoContext        = 2
-	autoContextMatches = 3
-	defaultMaxFiles    = 200
+	defaultMaxFiles = 200
 )

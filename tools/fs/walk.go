@@ -5,11 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	iofs "io/fs"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/wieldhq/wield/tools/fs/internal/ignore"
 )
@@ -48,36 +49,80 @@ type dirNode struct {
 	wield  *ignore.List
 	hidden hiddenKind
 
-	root     *os.Root
-	borrowed bool // root is the workspace's own and must stay open
-	refs     atomic.Int32
+	h    dirHandle // open while tasks need it
+	refs atomic.Int32
 }
 
 // release drops one reference and closes the directory after the last.
 func (n *dirNode) release() {
-	if n.refs.Add(-1) == 0 && n.root != nil && !n.borrowed {
-		n.root.Close()
+	if n.refs.Add(-1) == 0 && n.h != nil {
+		n.h.close()
 	}
+}
+
+// A dirHandle is an open directory. Its methods take single names of its
+// entries and never follow a symbolic link in them. See dir_linux.go and
+// dir_other.go.
+type dirHandle interface {
+	// entries lists the directory, using buf as scratch space.
+	entries(buf []byte) ([]dirent, error)
+	// sub opens the subdirectory name.
+	sub(name string) (dirHandle, error)
+	// open opens the regular file name for reading.
+	open(name string) (fileReader, error)
+	// readFile reads the regular file name, at most limit bytes.
+	readFile(name string, limit int) ([]byte, error)
+	// lstat returns the size and modification time of name.
+	lstat(name string) (size int64, mtime time.Time, err error)
+	close() error
+}
+
+// A dirent is one entry of a directory.
+type dirent struct {
+	name string
+	typ  iofs.FileMode // ModeDir, ModeSymlink, ModeIrregular or 0 for a file
+}
+
+// A fileReader is a file open for reading.
+type fileReader interface {
+	io.Reader
+	io.Closer
+}
+
+// maxIgnoreBytes bounds the ignore files read.
+const maxIgnoreBytes = 1 << 20
+
+// readLimited reads r to its end, at most limit bytes.
+func readLimited(r io.Reader, name string, limit int) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > limit {
+		return nil, fmt.Errorf("%s: larger than %s", name, formatSize(int64(limit)))
+	}
+	return data, nil
 }
 
 // A fileEntry is a file the walk found. Symbolic links are files too (as
 // in git); callers decide whether to follow them.
 type fileEntry struct {
-	rel  string // slash path from the workspace root
-	name string
-	dir  *dirNode
-	link bool
-	info iofs.FileInfo // set when walkOptions.stat is set
+	rel   string // slash path from the workspace root
+	name  string
+	dir   *dirNode // nil for a file given on its own
+	link  bool
+	size  int64     // with walkOptions.stat
+	mtime time.Time // with walkOptions.stat
 }
 
 // open opens the file for reading. Plain files are opened through their
 // directory; links through the workspace, which allows targets anywhere
 // inside it.
-func (f *fileEntry) open(w *workspace) (*os.File, error) {
-	if f.link {
+func (f *fileEntry) open(w *workspace) (fileReader, error) {
+	if f.link || f.dir == nil {
 		return w.open(f.rel)
 	}
-	return f.dir.root.Open(f.name)
+	return f.dir.h.open(f.name)
 }
 
 // walkOptions says what to walk and what to report.
@@ -90,7 +135,7 @@ type walkOptions struct {
 	maxDepth int
 	// want, if set, filters files by their path before they are visited.
 	want func(rel, name string) bool
-	// stat asks for each wanted file's Lstat information.
+	// stat asks for each wanted file's size and modification time.
 	stat bool
 }
 
@@ -120,7 +165,7 @@ func (s *walkStats) summary() string {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	msg := fmt.Sprintf("%d entries could not be read: %s", n, strings.Join(s.notes, "; "))
+	msg := fmt.Sprintf("%s could not be read: %s", plural(int(n), "entry"), strings.Join(s.notes, "; "))
 	if int(n) > len(s.notes) {
 		msg += "; …"
 	}
@@ -134,6 +179,7 @@ type walker struct {
 	workers int
 	global  []*ignore.List // lowest precedence last
 	stats   walkStats
+	scratch [][]byte // per worker, for reading directories
 
 	// The tracked files are read from the index only when some rule hides
 	// something, since only then can they make a difference.
@@ -143,7 +189,8 @@ type walker struct {
 
 // newWalker prepares a walk of w's tree.
 func newWalker(w *workspace, cfg Config) *walker {
-	wk := &walker{w: w, workers: cfg.Workers}
+	wk := &walker{w: w, workers: max(1, cfg.Workers)}
+	wk.scratch = make([][]byte, wk.workers)
 	if data, err := w.root.ReadFile(gitDir + "/info/exclude"); err == nil {
 		l := ignore.Parse(data, "")
 		wk.global = append(wk.global, &l)
@@ -396,7 +443,7 @@ func (wk *walker) walk(ctx context.Context, opts walkOptions, visit func(worker 
 	start.refs.Add(1)
 	q.push(task{dir: start, owner: start})
 	var wg sync.WaitGroup
-	for i := range max(1, wk.workers) {
+	for i := range wk.workers {
 		wg.Go(func() {
 			for {
 				t, ok := q.pop()
@@ -429,17 +476,15 @@ func (wk *walker) run(t task, opts walkOptions, q *workQueue, worker int, visit 
 		return nil
 	}
 	n := t.dir
-	if n.root == nil {
-		root, err := t.owner.root.OpenRoot(t.name)
+	if n.h == nil {
+		h, err := t.owner.h.sub(t.name)
 		t.owner.release()
 		if err != nil {
 			wk.stats.fail(n.rel, err)
 			return nil
 		}
-		n.root = root
+		n.h = h
 		n.refs.Add(1)
-	} else if t.owner != n {
-		t.owner.release()
 	}
 	defer n.release()
 	return wk.readDir(n, opts, q, worker, visit)
@@ -447,7 +492,7 @@ func (wk *walker) run(t task, opts walkOptions, q *workQueue, worker int, visit 
 
 // readDir lists n, reads its ignore files and queues what it shows.
 func (wk *walker) readDir(n *dirNode, opts walkOptions, q *workQueue, worker int, visit func(int, *fileEntry) error) error {
-	entries, err := wk.entries(n)
+	entries, err := wk.entries(n, worker)
 	if err != nil {
 		wk.stats.fail(n.rel, err)
 		if entries == nil {
@@ -464,13 +509,13 @@ func (wk *walker) readDir(n *dirNode, opts walkOptions, q *workQueue, worker int
 		}
 	}
 	for _, e := range entries {
-		name := e.Name()
+		name := e.name
 		if name == gitDir {
 			continue // never listed, and not counted: it is not ignored
 		}
-		typ := e.Type()
+		typ := e.typ
 		isDir := typ.IsDir()
-		if !isDir && !typ.IsRegular() && typ&iofs.ModeSymlink == 0 {
+		if typ&iofs.ModeIrregular != 0 {
 			continue // devices, sockets, pipes: not files to read or list
 		}
 		rel := joinRel(n.rel, name)
@@ -495,12 +540,12 @@ func (wk *walker) readDir(n *dirNode, opts walkOptions, q *workQueue, worker int
 		}
 		fe := fileEntry{rel: rel, name: name, dir: n, link: typ&iofs.ModeSymlink != 0}
 		if opts.stat {
-			fi, err := n.root.Lstat(name)
+			size, mtime, err := n.h.lstat(name)
 			if err != nil {
 				wk.stats.fail(rel, err)
 				continue
 			}
-			fe.info = fi
+			fe.size, fe.mtime = size, mtime
 		}
 		batch = append(batch, fe)
 		if len(batch) == batchSize {
@@ -513,21 +558,19 @@ func (wk *walker) readDir(n *dirNode, opts walkOptions, q *workQueue, worker int
 
 // entries lists the directory n and reads its ignore files. On an error it
 // returns what it could read, if anything, with the error.
-func (wk *walker) entries(n *dirNode) ([]iofs.DirEntry, error) {
-	f, err := n.root.Open(".")
-	if err != nil {
-		return nil, err
+func (wk *walker) entries(n *dirNode, worker int) ([]dirent, error) {
+	if wk.scratch[worker] == nil {
+		wk.scratch[worker] = make([]byte, 32<<10)
 	}
-	entries, err := f.ReadDir(-1)
-	f.Close()
+	entries, err := n.h.entries(wk.scratch[worker])
 	if n.hidden == visible {
 		// git reads no ignore file inside an excluded directory, and
 		// neither do we; it also ignores ignore files that are links.
 		for _, e := range entries {
-			if !e.Type().IsRegular() {
+			if e.typ != 0 {
 				continue
 			}
-			switch e.Name() {
+			switch e.name {
 			case gitIgnore:
 				n.git = wk.readIgnore(n, gitIgnore)
 			case wieldIgnore:
@@ -554,7 +597,7 @@ func (wk *walker) list(rel string) ([]listedEntry, error) {
 	}
 	n.refs.Add(1)
 	defer n.release()
-	entries, err := wk.entries(n)
+	entries, err := wk.entries(n, 0)
 	if err != nil && entries == nil {
 		return nil, err
 	}
@@ -563,17 +606,17 @@ func (wk *walker) list(rel string) ([]listedEntry, error) {
 	}
 	var shown []listedEntry
 	for _, e := range entries {
-		name := e.Name()
+		name := e.name
 		if name == gitDir {
 			continue
 		}
 		rel := joinRel(n.rel, name)
-		d := wk.decide(n, rel, name, e.IsDir())
+		d := wk.decide(n, rel, name, e.typ.IsDir())
 		// An excluded directory with tracked files shows, as those files
 		// do in git ls-files; one entered only in case a .wieldignore
 		// re-includes something does not.
 		if d.show && (d.hidden == visible || d.hidden == byGit && wk.hasTrackedBelow(rel)) {
-			shown = append(shown, listedEntry{name: name, typ: e.Type()})
+			shown = append(shown, listedEntry{name: name, typ: e.typ})
 		} else if d.counts {
 			wk.stats.hidden.Add(1)
 		}
@@ -583,7 +626,7 @@ func (wk *walker) list(rel string) ([]listedEntry, error) {
 
 // readIgnore reads and parses one ignore file of n.
 func (wk *walker) readIgnore(n *dirNode, name string) *ignore.List {
-	data, err := n.root.ReadFile(name)
+	data, err := n.h.readFile(name, maxIgnoreBytes)
 	if err != nil {
 		wk.stats.fail(joinRel(n.rel, name), err)
 		return nil
@@ -613,15 +656,11 @@ func (wk *walker) startNode(start string) (*dirNode, error) {
 	}
 	rel := dirs[len(dirs)-1]
 	node = &dirNode{parent: node, rel: rel}
-	if rel == "" {
-		node.root, node.borrowed = wk.w.root, true
-		return node, nil
-	}
-	root, err := wk.w.root.OpenRoot(rel)
+	h, err := openStart(wk.w.root, display(rel))
 	if err != nil {
 		return nil, err
 	}
-	node.root = root
+	node.h = h
 	return node, nil
 }
 
