@@ -52,6 +52,7 @@ pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  [ -n "${tests:-}" ] && rm -rf "$tests"
   if [ "${WIELD_MCP_KEEP:-}" = 1 ]; then echo "work directory kept: $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -94,8 +95,10 @@ stop() {
 
 # --- 1. TypeScript SDK client ------------------------------------------------
 echo "== 1. @modelcontextprotocol/sdk client over stdio and HTTP"
-rm -rf "$deps/tests" && mkdir "$deps/tests" && cp "$interop"/*.mjs "$deps/tests/"
-if (cd "$deps/tests" && WIELD_BIN="$work/wield" WIELD_MCP_FRAMES="$frames" \
+# The tests run from inside the install, where their imports resolve.
+tests=$(mktemp -d "$deps/tests.XXXXXX")
+cp "$interop"/*.mjs "$tests/"
+if (cd "$tests" && WIELD_BIN="$work/wield" WIELD_MCP_FRAMES="$frames" \
   "$node" --test --test-reporter=spec --test-timeout=120000 sdk-client.test.mjs) >"$work/sdk.log" 2>&1; then
   pass "sdk client: $(grep -Eo '(ℹ|#) pass [0-9]+' "$work/sdk.log" | grep -Eo '[0-9]+') tests (stdio, HTTP json/sse/stateless)"
 else
