@@ -218,11 +218,7 @@ func (m *Manager) Start(ctx context.Context) []error {
 	errs := make([]error, len(servers))
 	var wg sync.WaitGroup
 	for i, s := range servers {
-		wg.Go(func() {
-			sctx, cancel := context.WithTimeoutCause(ctx, s.cfg.startupTimeout(), s.startTimeoutError())
-			defer cancel()
-			_, errs[i] = s.session(sctx)
-		})
+		wg.Go(func() { _, errs[i] = s.session(ctx) })
 	}
 	wg.Wait()
 	return slices.DeleteFunc(errs, func(e error) bool { return e == nil })

@@ -167,14 +167,15 @@ func mayName(server, name string) bool {
 }
 
 // list starts the server if needed, lists its tools and keeps them as its
-// current tool set. Starting and listing are bounded by startup_timeout.
+// current tool set. Starting and listing are each bounded by
+// startup_timeout.
 func (s *server) list(ctx context.Context) (*toolSet, error) {
-	ctx, cancel := context.WithTimeoutCause(ctx, s.cfg.startupTimeout(), fmt.Errorf("mcp server %q did not start and list its tools within %v (its startup_timeout)", s.name, s.cfg.startupTimeout()))
-	defer cancel()
-	c, err := s.session(ctx)
+	c, err := s.session(ctx) // bounded by startup_timeout
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeoutCause(ctx, s.cfg.startupTimeout(), fmt.Errorf("mcp server %q did not list its tools within %v (its startup_timeout)", s.name, s.cfg.startupTimeout()))
+	defer cancel()
 	var listed []*sdk.Tool
 	params := &sdk.ListToolsParams{}
 	for page := 0; ; page++ {
@@ -216,14 +217,14 @@ func (s *server) convert(listed []*sdk.Tool) *toolSet {
 		if st == nil {
 			continue
 		}
+		if !s.cfg.keeps(st.Name) {
+			continue
+		}
 		if seen[st.Name] {
 			ts.errs = append(ts.errs, fmt.Errorf("mcp server %q lists tool %q twice; using the first", s.name, st.Name))
 			continue
 		}
 		seen[st.Name] = true
-		if !s.cfg.keeps(st.Name) {
-			continue
-		}
 		t, err := s.convertTool(st)
 		if err != nil {
 			ts.errs = append(ts.errs, fmt.Errorf("mcp server %q: tool %q left out: %w", s.name, st.Name, err))
@@ -323,10 +324,21 @@ const lostGrace = 5 * time.Second
 // what happened.
 func (s *server) call(ctx context.Context, tc *tool.Call, name string, args json.RawMessage) tool.Result {
 	timeout := s.cfg.callTimeout()
-	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("mcp server %q did not answer within %v (its call_timeout)", s.name, timeout))
+	timedOut := fmt.Errorf("mcp server %q did not answer within %v (its call_timeout)", s.name, timeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, timedOut)
 	defer cancel()
+	stopped := func() tool.Result {
+		if cause := context.Cause(ctx); cause != timedOut {
+			// The caller stopped the call and will say why.
+			return tool.Failure(fmt.Sprintf("mcp server %q had not answered yet", s.name))
+		}
+		return tool.Failure(timedOut.Error())
+	}
 	c, err := s.session(ctx)
 	if err != nil {
+		if ctx.Err() != nil && context.Cause(ctx) != timedOut {
+			return stopped()
+		}
 		return tool.Failure(err.Error())
 	}
 	callCtx, cancelCall := context.WithCancelCause(ctx)
@@ -353,7 +365,7 @@ func (s *server) call(ctx context.Context, tc *tool.Call, name string, args json
 	case errors.As(err, &werr):
 		return tool.Failure(fmt.Sprintf("mcp server %q refused the call of %q: %s (JSON-RPC error %d)", s.name, name, boundText(werr.Message, 2000), werr.Code))
 	case ctx.Err() != nil:
-		return tool.Failure(context.Cause(ctx).Error())
+		return stopped()
 	case callCtx.Err() != nil:
 		return tool.Failure("the call was lost: " + context.Cause(callCtx).Error())
 	}
@@ -366,7 +378,7 @@ func (s *server) call(ctx context.Context, tc *tool.Call, name string, args json
 	case <-t.C:
 		return tool.Failure(fmt.Sprintf("call of %q on mcp server %q failed: %v", name, s.name, err))
 	case <-ctx.Done():
-		return tool.Failure(context.Cause(ctx).Error())
+		return stopped()
 	}
 }
 

@@ -232,8 +232,10 @@ func rawServer(r io.Reader, w io.Writer) {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 			Params struct {
-				Name            string `json:"name"`
-				ProtocolVersion string `json:"protocolVersion"`
+				Name string `json:"name"`
+				Meta struct {
+					ProgressToken json.RawMessage `json:"progressToken"`
+				} `json:"_meta"`
 			} `json:"params"`
 		}
 		if err := json.Unmarshal(line, &msg); err != nil {
@@ -256,6 +258,10 @@ func rawServer(r io.Reader, w io.Writer) {
 			case "garbage":
 				fmt.Fprintln(w, `{this is not json`)
 			case "never":
+				// Say that the call arrived, then never answer.
+				if tok := msg.Params.Meta.ProgressToken; tok != nil {
+					fmt.Fprintf(w, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":1,"message":"received"}}`+"\n", tok)
+				}
 			case "exit":
 				fmt.Fprintln(os.Stderr, "crashing on purpose")
 				os.Exit(7)
