@@ -205,4 +205,3 @@ func TestFaults(t *testing.T) {
 		}
 	})
 }
-
