@@ -244,6 +244,9 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// String formats the duration as time.Duration does ("1m30s").
+func (d Duration) String() string { return time.Duration(d).String() }
+
 // MarshalJSON writes the duration as a Go duration string.
 func (d Duration) MarshalJSON() ([]byte, error) {
 	return json.Marshal(time.Duration(d).String())
