@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wieldhq/wield/tool"
@@ -567,6 +569,10 @@ type conn struct {
 	closing   atomic.Bool
 	closeOnce sync.Once
 
+	// inline reports whether progress notifications are taken from the
+	// connection as they are read (see progressConn).
+	inline atomic.Bool
+
 	mu       sync.Mutex
 	calls    map[*context.CancelCauseFunc]struct{} // calls in flight
 	progress map[string]*progressSink
@@ -592,7 +598,7 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 	case "inproc":
 		var t sdk.Transport
 		if t, err = s.cfg.Transport(ctx); err == nil {
-			c.session, err = client.Connect(ctx, t, nil)
+			c.session, err = client.Connect(ctx, c.inlineProgress(t), nil)
 		}
 		if err != nil {
 			return nil, s.startError(ctx, err)
@@ -603,12 +609,12 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 			return nil, fmt.Errorf("start mcp server %q: %w", s.name, err)
 		}
 		c.proc = p
-		c.session, err = client.Connect(ctx, &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}, nil)
+		c.session, err = client.Connect(ctx, c.inlineProgress(&sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}), nil)
 		if err != nil {
 			return nil, s.stdioStartError(ctx, p, err)
 		}
 	default:
-		c.session, c.release, err = s.connectHTTP(ctx, client)
+		c.session, c.release, err = s.connectHTTP(ctx, client, c.inlineProgress)
 		if err != nil {
 			return nil, err
 		}
@@ -744,11 +750,17 @@ func (c *conn) newProgressToken(tc *tool.Call) (string, func()) {
 	}
 }
 
+// onProgress passes on the progress notifications of connections that
+// cannot be read inline (streamable HTTP).
 func (c *conn) onProgress(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
-	if req.Params == nil {
-		return
+	if !c.inline.Load() && req.Params != nil {
+		c.progressed(req.Params)
 	}
-	token, ok := req.Params.ProgressToken.(string)
+}
+
+// progressed passes a progress notification to the call it belongs to.
+func (c *conn) progressed(params *sdk.ProgressNotificationParams) {
+	token, ok := params.ProgressToken.(string)
 	if !ok {
 		return
 	}
@@ -761,8 +773,42 @@ func (c *conn) onProgress(_ context.Context, req *sdk.ProgressNotificationClient
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.call != nil {
-		p.call.Emit(tool.Event{Message: boundText(req.Params.Message, maxProgressMessage), Progress: req.Params.Progress, Total: req.Params.Total})
+		p.call.Emit(tool.Event{Message: boundText(params.Message, maxProgressMessage), Progress: params.Progress, Total: params.Total})
 	}
+}
+
+// inlineProgress wraps a transport whose connections can be wrapped (all
+// but streamable HTTP's, which the SDK must see unwrapped) so that its
+// progress notifications are taken as they are read.
+func (c *conn) inlineProgress(t sdk.Transport) sdk.Transport {
+	return transportFunc(func(ctx context.Context) (sdk.Connection, error) {
+		conn, err := t.Connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.inline.Store(true)
+		return progressConn{conn, c}, nil
+	})
+}
+
+// progressConn hands progress notifications to their calls as they are
+// read, in order with the results. The SDK gives notifications to its
+// handlers on another goroutine, so that one read just before a call's
+// result could otherwise come after the call has returned, and be lost.
+type progressConn struct {
+	sdk.Connection
+	c *conn
+}
+
+func (p progressConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := p.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "notifications/progress" && !req.ID.IsValid() {
+		var params sdk.ProgressNotificationParams
+		if json.Unmarshal(req.Params, &params) == nil {
+			p.c.progressed(&params)
+		}
+	}
+	return msg, err
 }
 
 // maxProgressMessage caps a progress message passed on.

@@ -12,13 +12,14 @@ import (
 // connectHTTP connects to an HTTP server: over streamable HTTP first and,
 // when that fails, over the older HTTP+SSE transport, as the MCP spec
 // advises clients that talk to servers of either age. Type "sse" tries only
-// the older transport. The returned function must be called when the
-// session has ended.
-func (s *server) connectHTTP(ctx context.Context, client *sdk.Client) (*sdk.ClientSession, func(), error) {
+// the older transport. wrap wraps the transports whose connections may be
+// wrapped. The returned function must be called when the session has
+// ended.
+func (s *server) connectHTTP(ctx context.Context, client *sdk.Client, wrap func(sdk.Transport) sdk.Transport) (*sdk.ClientSession, func(), error) {
 	hc := s.httpClient()
 	where := redactURL(s.cfg.URL)
 	if s.cfg.Type == "sse" {
-		cs, stop, err := connectSSE(ctx, client, s.cfg.URL, hc)
+		cs, stop, err := connectSSE(ctx, client, s.cfg.URL, hc, wrap)
 		if err != nil {
 			return nil, nil, s.startError(ctx, fmt.Errorf("HTTP+SSE at %s: %w", where, err))
 		}
@@ -31,7 +32,7 @@ func (s *server) connectHTTP(ctx context.Context, client *sdk.Client) (*sdk.Clie
 	if ctx.Err() != nil {
 		return nil, nil, s.startError(ctx, err)
 	}
-	cs, stop, sseErr := connectSSE(ctx, client, s.cfg.URL, hc)
+	cs, stop, sseErr := connectSSE(ctx, client, s.cfg.URL, hc, wrap)
 	if sseErr == nil {
 		return cs, stop, nil
 	}
@@ -45,13 +46,13 @@ func (s *server) connectHTTP(ctx context.Context, client *sdk.Client) (*sdk.Clie
 // stream to the context given to Connect, which here is bounded by the
 // startup timeout; so the stream gets a context of its own, cancelled if
 // the start fails in time, else by the returned function.
-func connectSSE(ctx context.Context, client *sdk.Client, endpoint string, hc *http.Client) (*sdk.ClientSession, func(), error) {
+func connectSSE(ctx context.Context, client *sdk.Client, endpoint string, hc *http.Client, wrap func(sdk.Transport) sdk.Transport) (*sdk.ClientSession, func(), error) {
 	life, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
 	t := transportFunc(func(context.Context) (sdk.Connection, error) {
 		return (&sdk.SSEClientTransport{Endpoint: endpoint, HTTPClient: hc}).Connect(life)
 	})
-	cs, err := client.Connect(ctx, t, nil)
+	cs, err := client.Connect(ctx, wrap(t), nil)
 	if err != nil || !stop() {
 		cancel(nil)
 		if err == nil {
