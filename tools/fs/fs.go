@@ -48,12 +48,15 @@ func (c Config) withDefaults() Config {
 }
 
 // Tools returns the file tools built from cfg, in the order a model should
-// see them: read_file, list_directory, glob, search_file_content.
+// see them: read_file, list_directory, glob, search_file_content,
+// replace, write_file.
 func Tools(cfg Config) []*tool.Tool {
 	return []*tool.Tool{
 		NewRead(cfg),
 		NewList(cfg),
 		NewGlob(cfg),
 		NewSearch(cfg),
+		NewReplace(cfg),
+		NewWrite(cfg),
 	}
 }

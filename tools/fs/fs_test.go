@@ -3,6 +3,7 @@ package fs
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -54,6 +55,8 @@ var escapeArgs = map[string]func(p string) any{
 	"search_file_content": func(p string) any {
 		return SearchInput{Pattern: "SECRET", Path: p}
 	},
+	"write_file": func(p string) any { return WriteInput{Path: p, Content: "PWNED\n"} },
+	"replace":    func(p string) any { return ReplaceInput{Path: p, OldString: "SECRET", NewString: "PWNED"} },
 }
 
 // TestToolsRefuseEscapes runs the escape table against every tool: each
@@ -83,6 +86,16 @@ func TestToolsRefuseEscapes(t *testing.T) {
 				}
 			})
 		}
+	}
+	// Nothing outside changed or appeared.
+	outside := filepath.Join(filepath.Dir(dir), "outside")
+	for _, f := range []string{"secret", "dir/secret"} {
+		if b, err := os.ReadFile(filepath.Join(outside, f)); err != nil || string(b) != "SECRET\n" {
+			t.Errorf("outside/%s = %q, %v; want it untouched", f, b, err)
+		}
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 2 {
+		t.Errorf("outside holds %d entries, want the original 2", len(entries))
 	}
 }
 
@@ -118,6 +131,14 @@ func TestContract(t *testing.T) {
 			Valid:   []string{`{"pattern":"**/*.go"}`, `{"pattern":"*.TXT","path":".","case_sensitive":true}`},
 			Invalid: []string{`{}`, `{"pattern":"x","case_sensitive":"yes"}`},
 		},
+		"write_file": {
+			Valid:   []string{`{"path":"new.txt","content":"x"}`},
+			Invalid: []string{`{"path":"x"}`, `{"content":"x"}`, `{"path":"x","content":1}`},
+		},
+		"replace": {
+			Valid:   []string{`{"path":"a.txt","old_string":"hello","new_string":"bye"}`, `{"path":"a.txt","old_string":"bye","new_string":"x","allow_multiple":true}`},
+			Invalid: []string{`{"path":"a.txt","old_string":"x"}`, `{"path":"a.txt","new_string":"x"}`},
+		},
 		"search_file_content": {
 			Valid: []string{`{"pattern":"hello"}`, `{"pattern":"b","path":"d","include":"*.go","case_sensitive":false,"fixed_strings":true,"context":1,"max_matches":5}`,
 				`{"pattern":"("}`},
@@ -136,3 +157,5 @@ func TestContract(t *testing.T) {
 		}
 	}
 }
+
+func callWithRoot(root *os.Root) *tool.Call { return &tool.Call{Root: root} }

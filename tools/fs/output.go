@@ -24,6 +24,7 @@ type limits struct {
 	ReadManyFiles int
 	OutputBudget  int
 	RecentHours   int
+	DiffLines     int
 }
 
 func limitsOf(cfg Config) limits {
@@ -43,6 +44,7 @@ func limitsOf(cfg Config) limits {
 		ReadManyFiles: defaultMaxFiles,
 		OutputBudget:  cfg.OutputBudget,
 		RecentHours:   int(recentWindow.Hours()),
+		DiffLines:     maxDiffLines,
 	}
 }
 
