@@ -369,17 +369,27 @@ func (s *server) call(ctx context.Context, tc *tool.Call, name string, args json
 	case callCtx.Err() != nil:
 		return tool.Failure("the call was lost: " + context.Cause(callCtx).Error())
 	}
-	// The connection broke under the call; its watcher says why.
-	t := time.NewTimer(lostGrace)
-	defer t.Stop()
+	// The connection may have broken under the call; its watcher says
+	// why. A stdio server's end is certain to be noticed (its standard
+	// output closes), so that is worth waiting for, briefly.
+	lost := func() tool.Result { return tool.Failure("the call was lost: " + c.err.Error()) }
 	select {
 	case <-c.done:
-		return tool.Failure("the call was lost: " + c.err.Error())
-	case <-t.C:
-		return tool.Failure(fmt.Sprintf("call of %q on mcp server %q failed: %v", name, s.name, err))
-	case <-ctx.Done():
-		return stopped()
+		return lost()
+	default:
 	}
+	if c.proc != nil {
+		t := time.NewTimer(lostGrace)
+		defer t.Stop()
+		select {
+		case <-c.done:
+			return lost()
+		case <-t.C:
+		case <-ctx.Done():
+			return stopped()
+		}
+	}
+	return tool.Failure(fmt.Sprintf("call of %q on mcp server %q failed: %v", name, s.name, err))
 }
 
 // A mount is a registry the manager keeps in step with its servers.
