@@ -71,6 +71,7 @@ type ManagerOptions struct {
 	// after a server's tool list changed: the server sent
 	// notifications/tools/list_changed, or came back after a crash. The
 	// registries given to [Manager.Mount] are already updated by then.
+	// It must not call [Manager.Close], which waits for it.
 	OnToolsChanged func(server string)
 }
 
@@ -190,26 +191,35 @@ func (m *Manager) sortedServers() []*server {
 	return out
 }
 
-// detach returns a context for work that outlives the call that started
-// it (a server start, a refresh): it keeps ctx's values but not its
-// cancellation, and is cancelled by Close. release must be called when the
-// work is done.
-func (m *Manager) detach(ctx context.Context) (dctx context.Context, release func(), err error) {
+// goDetached runs f in a goroutine of the manager, for work that outlives
+// the call that started it (a server start, a refresh). f's context keeps
+// ctx's values but not its cancellation, and is cancelled by Close, which
+// waits for f. It returns ErrClosed, and does not run f, once the manager
+// is closed.
+func (m *Manager) goDetached(ctx context.Context, f func(context.Context)) error {
 	dctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed.Load() {
 		cancel(ErrClosed)
-		return nil, nil, ErrClosed
+		return ErrClosed
 	}
 	key := &cancel
 	m.cancels[key] = struct{}{}
-	return dctx, func() {
-		m.mu.Lock()
-		delete(m.cancels, key)
-		m.mu.Unlock()
-		cancel(nil)
-	}, nil
+	// Added under m.mu, which Close takes before it waits: no Add can
+	// race with the Wait.
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		defer func() {
+			m.mu.Lock()
+			delete(m.cancels, key)
+			m.mu.Unlock()
+			cancel(nil)
+		}()
+		f(dctx)
+	}()
+	return nil
 }
 
 // Start starts every enabled server that is not running, at once, and
@@ -400,16 +410,11 @@ func (s *server) session(ctx context.Context) (*conn, error) {
 			return nil, fmt.Errorf("%w (wield will try to start it again in %v)", err, wait.Round(time.Second))
 		}
 		a := &attempt{done: make(chan struct{})}
-		dctx, release, err := s.m.detach(ctx)
-		if err != nil {
+		if err := s.m.goDetached(ctx, func(ctx context.Context) { s.start(ctx, a) }); err != nil {
 			s.mu.Unlock()
 			return nil, fmt.Errorf("mcp server %q: %w", s.name, err)
 		}
 		s.starting = a
-		s.m.wg.Go(func() {
-			defer release()
-			s.start(dctx, a)
-		})
 	}
 	a := s.starting
 	s.mu.Unlock()

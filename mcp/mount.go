@@ -516,17 +516,11 @@ func (s *server) scheduleRefresh(ctx context.Context) {
 		s.mu.Unlock()
 		return
 	}
-	dctx, release, err := s.m.detach(ctx)
-	if err != nil {
-		s.mu.Unlock()
-		return
-	}
 	s.refreshing = true
 	s.mu.Unlock()
-	s.m.wg.Go(func() {
-		defer release()
+	err := s.m.goDetached(ctx, func(ctx context.Context) {
 		for {
-			ts, err := s.list(dctx)
+			ts, err := s.list(ctx)
 			if err != nil {
 				s.m.log.Warn("cannot refresh mcp tools", "server", s.name, "err", err)
 			} else {
@@ -535,7 +529,7 @@ func (s *server) scheduleRefresh(ctx context.Context) {
 				}
 			}
 			s.mu.Lock()
-			again := s.refreshAgain && dctx.Err() == nil
+			again := s.refreshAgain && ctx.Err() == nil
 			s.refreshAgain = false
 			s.refreshing = again
 			s.mu.Unlock()
@@ -543,8 +537,13 @@ func (s *server) scheduleRefresh(ctx context.Context) {
 				break
 			}
 		}
-		if f := s.m.opts.OnToolsChanged; f != nil && dctx.Err() == nil {
+		if f := s.m.opts.OnToolsChanged; f != nil && ctx.Err() == nil {
 			f(s.name)
 		}
 	})
+	if err != nil {
+		s.mu.Lock()
+		s.refreshing = false
+		s.mu.Unlock()
+	}
 }
