@@ -48,11 +48,12 @@ func (c Config) withDefaults() Config {
 }
 
 // Tools returns the file tools built from cfg, in the order a model should
-// see them: read_file, list_directory, glob, search_file_content,
-// replace, write_file.
+// see them: read_file, read_many_files, list_directory, glob,
+// search_file_content, replace, write_file.
 func Tools(cfg Config) []*tool.Tool {
 	return []*tool.Tool{
 		NewRead(cfg),
+		NewReadMany(cfg),
 		NewList(cfg),
 		NewGlob(cfg),
 		NewSearch(cfg),

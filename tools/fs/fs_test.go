@@ -49,9 +49,10 @@ func checkResult(t *testing.T, res tool.Result, wantOK bool, want ...string) {
 
 // escapeArgs builds, for each tool, the arguments that aim it at p.
 var escapeArgs = map[string]func(p string) any{
-	"read_file":      func(p string) any { return ReadInput{Path: p} },
-	"list_directory": func(p string) any { return ListInput{Path: p} },
-	"glob":           func(p string) any { return GlobInput{Pattern: "**", Path: p} },
+	"read_file":       func(p string) any { return ReadInput{Path: p} },
+	"read_many_files": func(p string) any { return ReadManyInput{Paths: []string{"sub", p}} },
+	"list_directory":  func(p string) any { return ListInput{Path: p} },
+	"glob":            func(p string) any { return GlobInput{Pattern: "**", Path: p} },
 	"search_file_content": func(p string) any {
 		return SearchInput{Pattern: "SECRET", Path: p}
 	},
@@ -130,6 +131,10 @@ func TestContract(t *testing.T) {
 		"glob": {
 			Valid:   []string{`{"pattern":"**/*.go"}`, `{"pattern":"*.TXT","path":".","case_sensitive":true}`},
 			Invalid: []string{`{}`, `{"pattern":"x","case_sensitive":"yes"}`},
+		},
+		"read_many_files": {
+			Valid:   []string{`{"paths":["a.txt","d"]}`, `{"paths":["**/*.go"],"include":["*.txt"],"exclude":["d/**"],"recursive":false,"use_default_excludes":false,"max_files":3}`},
+			Invalid: []string{`{}`, `{"paths":"a.txt"}`, `{"paths":["a"],"max_files":"x"}`},
 		},
 		"write_file": {
 			Valid:   []string{`{"path":"new.txt","content":"x"}`},

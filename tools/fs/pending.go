@@ -1,5 +1,0 @@
-package fs
-
-const (
-	defaultMaxFiles = 200
-)
