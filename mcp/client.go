@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -474,9 +476,10 @@ func (s *server) succeeded() {
 func (s *server) watch(c *conn) {
 	werr := c.session.Wait()
 	if c.proc != nil {
-		if werr == nil && !c.closing.Load() {
-			// Standard output ended: the server is most likely exiting.
-			// Give it the time to, so that its exit status is known.
+		if ioEnded(werr) && !c.closing.Load() {
+			// Its standard output ended or a pipe broke: the server is
+			// most likely exiting. Give it the time to, so that its exit
+			// status is known.
 			t := time.NewTimer(stopGrace)
 			select {
 			case <-c.proc.exited:
@@ -514,6 +517,13 @@ func (s *server) watch(c *conn) {
 	if !closing {
 		s.m.log.Warn("mcp server crashed", "server", s.name, "err", cause)
 	}
+}
+
+// ioEnded reports whether err, from the end of a stdio connection, means
+// that a pipe ended rather than that the server sent something unreadable.
+func ioEnded(err error) bool {
+	return err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.ErrClosedPipe) ||
+		errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE)
 }
 
 // crashError says why the connection c ended without wield ending it.
