@@ -6,7 +6,7 @@
 #   bench/mcp/bench.sh [-rounds N] [driver flags...]
 #
 # It builds the three servers and the driver (bench/mcp/peers/driver), which
-# alternates them round by round and prints, over stdio, pipelined
+# lets them take turns, each measurement cut into ten pieces, and prints, over stdio, pipelined
 # throughput (20,000 calls), sequential latency (5,000 calls: mean and p99),
 # throughput with 16 calls in flight, and over streamable HTTP (127.0.0.1),
 # latency one call at a time and throughput with 16 concurrent clients;

@@ -1,15 +1,16 @@
 // Command driver measures MCP echo servers side by side: wield mcp --tools
 // echo, the same server built with mcp-go, and with go-sdk's generic
 // AddTool. It speaks JSON-RPC itself, so that no client library's costs
-// are measured, and alternates the servers round by round so that drift
-// in the machine's load touches them all alike. bench/mcp/bench.sh builds
-// the servers and runs it.
+// are measured, and it alternates the servers: each measurement is cut
+// into ten pieces and the servers take turns piece by piece (in an order
+// that rotates each round), so that drift in the machine's load touches
+// them all alike. bench/mcp/bench.sh builds the servers and runs it.
 //
 // Usage:
 //
 //	driver -wield PATH -mcpgo PATH -gosdk PATH [-rounds 3]
 //
-// Each round starts every server afresh and measures, over stdio: the
+// Each round starts the servers afresh and measures, over stdio: the
 // time from process start to the initialize answer, pipelined throughput
 // (all calls written at once), sequential latency (one call at a time)
 // and throughput with 16 calls in flight; over streamable HTTP: latency
@@ -92,15 +93,15 @@ func main() {
 	for r := range *rounds {
 		// Rotate the order each round.
 		order := append(slices.Clone(servers[r%len(servers):]), servers[:r%len(servers)]...)
-		for _, s := range order {
-			fmt.Fprintf(os.Stderr, "round %d: %s\n", r+1, s.name)
-			m, err := measure(s)
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "driver: %s: %v\n", s.name, err)
-				os.Exit(1)
-			}
-			for k, v := range m {
-				results[s.name][k] = append(results[s.name][k], v)
+		fmt.Fprintf(os.Stderr, "round %d of %d\n", r+1, *rounds)
+		m, err := measureRound(order)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "driver: %v\n", err)
+			os.Exit(1)
+		}
+		for name, vals := range m {
+			for k, v := range vals {
+				results[name][k] = append(results[name][k], v)
 			}
 		}
 	}
@@ -169,61 +170,142 @@ func goalMet(metric string, wield, ref float64) (met, ok bool) {
 	}
 }
 
-// measure runs every measurement against one server.
-func measure(s server) (map[string]float64, error) {
-	m := map[string]float64{}
-	var starts []float64
+// chunks is how many pieces each measurement is cut into; the servers
+// take turns piece by piece, so that a change in the machine's load
+// touches them alike.
+const chunks = 10
+
+// measureRound runs every measurement once against every server, in turns.
+func measureRound(order []server) (map[string]map[string]float64, error) {
+	m := map[string]map[string]float64{}
+	for _, s := range order {
+		m[s.name] = map[string]float64{}
+	}
+	starts := map[string][]float64{}
 	for range *startups {
-		d, err := startToInitialize(s.stdio)
-		if err != nil {
-			return nil, fmt.Errorf("start: %w", err)
+		for _, s := range order {
+			d, err := startToInitialize(s.stdio)
+			if err != nil {
+				return nil, fmt.Errorf("%s: start: %w", s.name, err)
+			}
+			starts[s.name] = append(starts[s.name], float64(d.Microseconds())/1000)
 		}
-		starts = append(starts, float64(d.Microseconds())/1000)
 	}
-	m["start to initialize answer (ms)"] = median(starts)
-
-	c, err := startStdio(s.stdio)
-	if err != nil {
-		return nil, err
-	}
-	defer c.close()
-	if _, err := c.sequential(500); err != nil { // warm up
-		return nil, err
-	}
-	rate, err := c.pipelined(*pipelinedCalls)
-	if err != nil {
-		return nil, fmt.Errorf("pipelined: %w", err)
-	}
-	m["stdio pipelined (calls/s)"] = rate
-	lat, err := c.sequential(*sequentialCalls)
-	if err != nil {
-		return nil, fmt.Errorf("sequential: %w", err)
-	}
-	m["stdio sequential mean (µs)"], m["stdio sequential p99 (µs)"] = meanP99(lat)
-	if rate, err = c.inflight(*inflightCalls, window); err != nil {
-		return nil, fmt.Errorf("16 in flight: %w", err)
-	}
-	m["stdio 16 in flight (calls/s)"] = rate
-	if err := c.close(); err != nil {
-		return nil, fmt.Errorf("exit after EOF: %w", err)
+	for name, v := range starts {
+		m[name]["start to initialize answer (ms)"] = median(v)
 	}
 
-	h, err := startHTTP(s.http)
+	stdio := make([]*stdioClient, len(order))
+	defer func() {
+		for _, c := range stdio {
+			if c != nil {
+				c.close()
+			}
+		}
+	}()
+	for i, s := range order {
+		c, err := startStdio(s.stdio)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.name, err)
+		}
+		stdio[i] = c
+		if _, err := c.sequential(500); err != nil { // warm up
+			return nil, fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	// turns runs f on each server chunks times, in turns.
+	turns := func(what string, f func(i int) error) error {
+		for range chunks {
+			for i, s := range order {
+				if err := f(i); err != nil {
+					return fmt.Errorf("%s: %s: %w", s.name, what, err)
+				}
+			}
+		}
+		return nil
+	}
+	elapsed := make([]time.Duration, len(order))
+	err := turns("pipelined", func(i int) error {
+		d, err := stdio[i].pipelined(*pipelinedCalls / chunks)
+		elapsed[i] += d
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer h.close()
-	if _, err := h.sequential(300); err != nil { // warm up
+	for i, s := range order {
+		m[s.name]["stdio pipelined (calls/s)"] = float64(*pipelinedCalls/chunks*chunks) / elapsed[i].Seconds()
+	}
+	lat := make([][]time.Duration, len(order))
+	err = turns("sequential", func(i int) error {
+		l, err := stdio[i].sequential(*sequentialCalls / chunks)
+		lat[i] = append(lat[i], l...)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
-	if lat, err = h.sequential(*httpSeqCalls); err != nil {
-		return nil, fmt.Errorf("http one at a time: %w", err)
+	for i, s := range order {
+		m[s.name]["stdio sequential mean (µs)"], m[s.name]["stdio sequential p99 (µs)"] = meanP99(lat[i])
 	}
-	m["http one at a time mean (µs)"], m["http one at a time p99 (µs)"] = meanP99(lat)
-	if rate, err = h.concurrent(*httpConcCalls, window); err != nil {
-		return nil, fmt.Errorf("http 16 concurrent: %w", err)
+	clear(elapsed)
+	err = turns("16 in flight", func(i int) error {
+		d, err := stdio[i].inflight(*inflightCalls/chunks, window)
+		elapsed[i] += d
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	m["http 16 concurrent (calls/s)"] = rate
+	for i, s := range order {
+		m[s.name]["stdio 16 in flight (calls/s)"] = float64(*inflightCalls/chunks*chunks) / elapsed[i].Seconds()
+		if err := stdio[i].close(); err != nil {
+			return nil, fmt.Errorf("%s: exit after EOF: %w", s.name, err)
+		}
+	}
+
+	web := make([]*httpClient, len(order))
+	defer func() {
+		for _, h := range web {
+			if h != nil {
+				h.close()
+			}
+		}
+	}()
+	for i, s := range order {
+		h, err := startHTTP(s.http)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.name, err)
+		}
+		web[i] = h
+		if _, err := h.sequential(300); err != nil { // warm up
+			return nil, fmt.Errorf("%s: http: %w", s.name, err)
+		}
+	}
+	clear(lat)
+	err = turns("http one at a time", func(i int) error {
+		l, err := web[i].sequential(*httpSeqCalls / chunks)
+		lat[i] = append(lat[i], l...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range order {
+		m[s.name]["http one at a time mean (µs)"], m[s.name]["http one at a time p99 (µs)"] = meanP99(lat[i])
+	}
+	clear(elapsed)
+	err = turns("http 16 concurrent", func(i int) error {
+		d, err := web[i].concurrent(*httpConcCalls/chunks, window)
+		elapsed[i] += d
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range order {
+		m[s.name]["http 16 concurrent (calls/s)"] = float64(*httpConcCalls/chunks*chunks) / elapsed[i].Seconds()
+	}
 	return m, nil
 }
 
@@ -380,8 +462,8 @@ func (c *stdioClient) sequential(n int) ([]time.Duration, error) {
 }
 
 // pipelined writes n calls as fast as the pipe takes them while reading
-// the answers, and returns calls per second.
-func (c *stdioClient) pipelined(n int) (float64, error) {
+// the answers, and returns the time they took.
+func (c *stdioClient) pipelined(n int) (time.Duration, error) {
 	first := c.next
 	c.next += n
 	start := time.Now()
@@ -398,11 +480,12 @@ func (c *stdioClient) pipelined(n int) (float64, error) {
 	if err := errors.Join(err, <-werr); err != nil {
 		return 0, err
 	}
-	return float64(n) / elapsed.Seconds(), nil
+	return elapsed, nil
 }
 
-// inflight keeps k calls outstanding until n have been answered.
-func (c *stdioClient) inflight(n, k int) (float64, error) {
+// inflight keeps k calls outstanding until n have been answered, and
+// returns the time they took.
+func (c *stdioClient) inflight(n, k int) (time.Duration, error) {
 	first := c.next
 	c.next += n
 	tokens := make(chan struct{}, k)
@@ -432,7 +515,7 @@ func (c *stdioClient) inflight(n, k int) (float64, error) {
 	if err := errors.Join(err, <-werr); err != nil {
 		return 0, err
 	}
-	return float64(n) / elapsed.Seconds(), nil
+	return elapsed, nil
 }
 
 func (c *stdioClient) readAnswers(first, n int) error {
@@ -595,8 +678,9 @@ func (h *httpClient) sequential(n int) ([]time.Duration, error) {
 	return lat, nil
 }
 
-// concurrent runs n calls from k goroutines and returns calls per second.
-func (h *httpClient) concurrent(n, k int) (float64, error) {
+// concurrent runs n calls from k goroutines and returns the time they
+// took.
+func (h *httpClient) concurrent(n, k int) (time.Duration, error) {
 	jobs := make(chan struct{}, n)
 	for range n {
 		jobs <- struct{}{}
@@ -620,5 +704,5 @@ func (h *httpClient) concurrent(n, k int) (float64, error) {
 	if err := errors.Join(errs...); err != nil {
 		return 0, err
 	}
-	return float64(n) / elapsed.Seconds(), nil
+	return elapsed, nil
 }
