@@ -6,8 +6,9 @@
 #   bench/mcp/bench.sh [-rounds N] [driver flags...]
 #
 # It builds the three servers and the driver (bench/mcp/peers/driver), which
-# lets them take turns, each measurement cut into ten pieces, and prints, over stdio, pipelined
-# throughput (20,000 calls), sequential latency (5,000 calls: mean and p99),
+# lets them take turns (each measurement cut into ten pieces) and prints,
+# over stdio, pipelined throughput (20,000 calls), sequential latency
+# (5,000 calls: mean and p99),
 # throughput with 16 calls in flight, and over streamable HTTP (127.0.0.1),
 # latency one call at a time and throughput with 16 concurrent clients;
 # plus the time from process start to the initialize answer; each as the
