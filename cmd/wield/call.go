@@ -51,7 +51,7 @@ See also: wield tools.`,
 				return err
 			}
 			defer root.Close()
-			reg, err := g.registry(ws)
+			reg, err := g.registry(cmd.Context(), ws)
 			if err != nil {
 				return err
 			}

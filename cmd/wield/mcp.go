@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -59,12 +61,18 @@ against DNS rebinding.
 Example, for Claude Code:
   claude mcp add wield -- wield mcp --workdir /path/to/project
 
+Other MCP servers (configured in .mcp.json, .wield/mcp.json or
+~/.config/wield/mcp.json, in the mcpServers format) are mounted as tools named
+mcp__<server>__<tool> in every command; wield mcp ls and wield mcp tools SERVER
+show them.
+
 See also: wield tools, wield call.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return g.serveMCP(cmd.Context(), f)
 		},
 	}
+	cmd.AddCommand(newMCPListCommand(g), newMCPToolsCommand(g))
 	fl := cmd.Flags()
 	fl.StringVar(&f.http, "http", "", "serve streamable HTTP on `HOST:PORT` instead of stdio")
 	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback --http address (needs a token)")
@@ -91,7 +99,7 @@ func (g *globals) serveMCP(ctx context.Context, f *mcpFlags) error {
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
-	reg, err := g.registry(ws)
+	reg, err := g.registry(ctx, ws)
 	if err != nil {
 		return err
 	}
@@ -184,3 +192,114 @@ func (nopCloser) Close() error { return nil }
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// newMCPListCommand is `wield mcp ls`: the configured servers, their state
+// and tools.
+func newMCPListCommand(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "ls",
+		Short: "list the configured MCP servers, their state and tool counts",
+		Long: `Ls starts every enabled MCP server configured in .mcp.json, .wield/mcp.json
+and ~/.config/wield/mcp.json, lists its tools, and prints one line per server.
+Servers that fail are listed with the reason; their logs are in
+.wield/logs/mcp/.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ws, err := g.workspace()
+			if err != nil {
+				return err
+			}
+			mgr := g.mcpManager(ws)
+			_, errs := mgr.Tools(cmd.Context())
+			for _, err := range errs {
+				fmt.Fprintf(g.stderr, "wield: %v\n", err)
+			}
+			status := mgr.Status()
+			if asJSON {
+				type row struct {
+					Name    string `json:"name"`
+					State   string `json:"state"`
+					Tools   int    `json:"tools"`
+					Source  string `json:"source,omitempty"`
+					Error   string `json:"error,omitempty"`
+					LogFile string `json:"log_file,omitempty"`
+				}
+				rows := make([]row, 0, len(status))
+				for _, s := range status {
+					r := row{Name: s.Name, State: string(s.State), Tools: s.Tools, Source: s.Config.Source, LogFile: s.LogFile}
+					if s.Err != nil {
+						r.Error = s.Err.Error()
+					}
+					rows = append(rows, r)
+				}
+				return writeJSON(g, rows)
+			}
+			if len(status) == 0 {
+				fmt.Fprintln(g.stderr, "no MCP servers configured (add them to .mcp.json in the mcpServers format)")
+				return nil
+			}
+			w := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "SERVER\tSTATE\tTOOLS\tFROM\tNOTE")
+			for _, s := range status {
+				tools := "-"
+				if s.Tools >= 0 {
+					tools = fmt.Sprint(s.Tools)
+				}
+				note := ""
+				if s.Err != nil {
+					note = oneLine(s.Err.Error(), 100)
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.State, tools, s.Config.Source, note)
+			}
+			return w.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// newMCPToolsCommand is `wield mcp tools SERVER`.
+func newMCPToolsCommand(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "tools SERVER",
+		Short: "list the tools one MCP server offers, under their wield names",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ws, err := g.workspace()
+			if err != nil {
+				return err
+			}
+			tools, errs := g.mcpManager(ws).ServerTools(cmd.Context(), args[0])
+			for _, err := range errs {
+				fmt.Fprintf(g.stderr, "wield: %v\n", err)
+			}
+			if tools == nil && len(errs) > 0 {
+				return &exitError{exitToolFailure, nil}
+			}
+			if asJSON {
+				specs := make([]tool.Spec, len(tools))
+				for i, t := range tools {
+					specs[i] = t.Spec()
+				}
+				return writeJSON(g, specs)
+			}
+			for _, t := range tools {
+				s := t.Spec()
+				var marks []string
+				if s.Annotations.ReadOnly {
+					marks = append(marks, "read-only")
+				}
+				if s.Annotations.Destructive {
+					marks = append(marks, "destructive")
+				}
+				desc, _, _ := strings.Cut(strings.TrimSpace(s.Description), "\n")
+				fmt.Fprintf(g.stdout, "%s\t%s\t%s\n", s.Name, strings.Join(marks, ","), oneLine(desc, 100))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print each tool's spec as JSON")
+	return cmd
+}

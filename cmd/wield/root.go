@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wieldhq/wield/mcp"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/askuser"
 	"github.com/wieldhq/wield/tools/echo"
@@ -23,7 +25,9 @@ type globals struct {
 	workdir   string
 	toolsFile []string
 	verbose   bool
+	noMCP     bool
 	jobs      *shell.Jobs
+	mcp       *mcp.Manager
 
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -53,6 +57,7 @@ Tools come from wield itself and from declared-tool files: JSON files in
 	pf.StringVar(&g.workdir, "workdir", "", "workspace root (default: the current directory)")
 	pf.StringArrayVar(&g.toolsFile, "tools-file", nil, "load declared tools from this JSON `file` (repeatable)")
 	pf.BoolVarP(&g.verbose, "verbose", "v", false, "log details to stderr")
+	pf.BoolVar(&g.noMCP, "no-mcp", false, "do not mount the tools of the MCP servers in .mcp.json and mcp.json files")
 	root.AddCommand(
 		newRunCommand(g),
 		newChatCommand(g),
@@ -113,18 +118,37 @@ func (g *globals) builtinTools() ([]*tool.Tool, error) {
 }
 
 // close releases what commands left running: every background shell job
-// dies with wield.
+// and every mounted MCP server dies with wield.
 func (g *globals) close() error {
-	if g.jobs == nil {
-		return nil
+	var errs []error
+	if g.mcp != nil {
+		errs = append(errs, g.mcp.Close())
 	}
-	return g.jobs.Close()
+	if g.jobs != nil {
+		errs = append(errs, g.jobs.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// mcpManager returns the manager of the MCP servers configured for
+// workspace ws (.mcp.json, .wield/mcp.json, the user's mcp.json), made on
+// first use. Configuration problems are warnings: valid servers still work.
+func (g *globals) mcpManager(ws string) *mcp.Manager {
+	if g.mcp == nil {
+		servers, err := mcp.LoadConfig(mcp.ConfigFiles(ws), nil)
+		if err != nil {
+			g.logger().Warn("MCP server configuration", "err", err)
+		}
+		g.mcp = mcp.NewManager(servers, &mcp.ManagerOptions{Dir: ws, LogDir: filepath.Join(ws, ".wield", "logs", "mcp"),
+			Logger: g.logger(), Version: moduleVersion()})
+	}
+	return g.mcp
 }
 
 // registry builds the registry of built-in and declared tools. Problems in
 // declared-tool files are logged and the rest of the registry still works,
 // unless a file named with --tools-file cannot be read at all.
-func (g *globals) registry(ws string) (*tool.Registry, error) {
+func (g *globals) registry(ctx context.Context, ws string) (*tool.Registry, error) {
 	builtin, err := g.builtinTools()
 	if err != nil {
 		return nil, err
@@ -155,6 +179,15 @@ func (g *globals) registry(ws string) (*tool.Registry, error) {
 			log.Warn("declared tools", "err", err)
 		}
 		add(ts)
+	}
+	if !g.noMCP {
+		mgr := g.mcpManager(ws)
+		for _, err := range mgr.Mount(ctx, reg) {
+			log.Warn("MCP server", "err", err)
+		}
+		if err := reg.Register(mcp.NewRegisterServer(mgr)); err != nil {
+			return nil, err
+		}
 	}
 	return reg, nil
 }

@@ -80,7 +80,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	if err != nil {
 		return nil, err
 	}
-	reg, err := g.registry(ws)
+	reg, err := g.registry(ctx, ws)
 	if err != nil {
 		root.Close()
 		return nil, err

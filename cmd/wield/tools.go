@@ -29,12 +29,12 @@ strict (open maps) are exported without it.
 
 See also: wield call.`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			ws, err := g.workspace()
 			if err != nil {
 				return err
 			}
-			reg, err := g.registry(ws)
+			reg, err := g.registry(cmd.Context(), ws)
 			if err != nil {
 				return err
 			}
