@@ -24,6 +24,8 @@ echo "== go test -race (with the mock LLM server for the provider's interop test
 # it on 127.0.0.1 and sets WIELD_MOCK_LLM_URL for the tests that use it.
 if command -v node >/dev/null && command -v npm >/dev/null; then
   scripts/mock-llm.sh go test -race -count=1 -timeout 20m ./...
+  echo "== MCP client against the reference servers (pinned npm packages)"
+  bash scripts/mcp-servers-interop.sh
 else
   echo "node/npm not found: the mock-LLM interop tests will skip"
   go test -race -count=1 -timeout 20m ./...
