@@ -20,4 +20,18 @@
 // [Server.HTTPHandler] serves streamable HTTP, with optional JSON answers,
 // a stateless mode and a bearer token, and with the SDK's protection
 // against DNS rebinding on loopback.
+//
+// # Client
+//
+// A [Manager] mounts other MCP servers' tools as wield tools. [LoadConfig]
+// reads the mcpServers format of Claude Code and Claude Desktop from
+// [ConfigFiles]: the user's mcp.json, then the project's .mcp.json, then
+// .wield/mcp.json; a later definition of a server replaces an earlier one
+// whole. Servers run over stdio or streamable HTTP (with an SSE fallback),
+// start on first use, log standard error to a file, and are restarted with
+// backoff after a crash; their calls fail with a clear result meanwhile.
+// Their tools are named mcp__<server>__<tool>, sanitised for providers;
+// their schemas are untrusted (references inlined, depth and size capped,
+// invalid tools skipped with a warning); their text results are marked as
+// untrusted data for the model. [Manager.Close] stops every child.
 package mcp
