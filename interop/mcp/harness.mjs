@@ -18,8 +18,8 @@ if (!wieldBin) throw new Error('WIELD_BIN must name the wield binary to test');
 
 /**
  * A fresh workspace with a few files for the file tools. Unless bare, its
- * .wield/settings.json allows run_shell_command, which otherwise needs an
- * approval nobody can give over MCP.
+ * .wield/settings.json allows run_shell_command, write_file and replace,
+ * which otherwise need an approval nobody can give over MCP.
  */
 export function makeWorkspace({ bare = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'wield-mcp-interop-'));
@@ -28,7 +28,8 @@ export function makeWorkspace({ bare = false } = {}) {
   writeFileSync(join(dir, 'sub', 'notes.md'), '# notes\nneedle here\n');
   if (!bare) {
     mkdirSync(join(dir, '.wield'));
-    writeFileSync(join(dir, '.wield', 'settings.json'), JSON.stringify({ permissions: { allow: ['run_shell_command'] } }));
+    writeFileSync(join(dir, '.wield', 'settings.json'),
+      JSON.stringify({ permissions: { allow: ['run_shell_command', 'write_file', 'replace'] } }));
   }
   return dir;
 }
@@ -176,7 +177,13 @@ export const validArgs = {
   list_directory: { args: { path: '.' }, succeeds: true, text: 'hello.txt' },
   glob: { args: { pattern: '**/*.md' }, succeeds: true, text: 'notes.md' },
   search_file_content: { args: { pattern: 'needle' }, succeeds: true, text: 'needle here' },
+  read_many_files: { args: { paths: ['sub/*.md'] }, succeeds: true, text: 'needle here' },
   run_shell_command: { args: { command: 'echo from-the-shell' }, succeeds: true, text: 'from-the-shell' },
+  // The workspace's settings allow the two editing tools (see makeWorkspace).
+  replace: { args: { path: 'sub/notes.md', old_string: '# notes', new_string: '# edited notes' }, succeeds: true, text: 'notes.md' },
+  write_file: { args: { path: 'written.txt', content: 'written over MCP\n' }, succeeds: true, text: 'written.txt' },
+  // Nobody can answer over MCP: the tool says so.
+  ask_user: { args: { question: 'Is anybody there?' } },
   shell_output: { args: { job_id: 'no-such-job' } },
   shell_kill: { args: { job_id: 'no-such-job' } },
   // The session tools refuse without a session; their arguments are valid.
