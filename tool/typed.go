@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -133,6 +134,13 @@ func applyTags(t reflect.Type, s *jsonschema.Schema) error {
 		ps := s.Properties[name]
 		if ps == nil {
 			continue
+		}
+		// jsonschema-go types a slice or map as ["null", "array"] because
+		// a nil one marshals as null. Arguments never need null there, and
+		// a single type is what every provider accepts.
+		if k := f.Type.Kind(); (k == reflect.Slice || k == reflect.Map) && len(ps.Types) == 2 && slices.Contains(ps.Types, "null") {
+			i := slices.Index(ps.Types, "null")
+			ps.Type, ps.Types = ps.Types[1-i], nil
 		}
 		if enum, ok := f.Tag.Lookup("enum"); ok {
 			for v := range strings.SplitSeq(enum, ",") {
