@@ -19,6 +19,9 @@ go vet ./...
 echo "== staticcheck"
 go run "$STATICCHECK_MODULE" ./...
 
+echo "== the benchmark peers' module builds"
+(cd bench/mcp/peers && go vet ./...)
+
 echo "== go test -race (with the mock LLM server for the provider's interop tests)"
 # scripts/mock-llm.sh installs @dwmkerr/mock-llm at a pinned version, serves
 # it on 127.0.0.1 and sets WIELD_MOCK_LLM_URL for the tests that use it.
@@ -26,6 +29,8 @@ if command -v node >/dev/null && command -v npm >/dev/null; then
   scripts/mock-llm.sh go test -race -count=1 -timeout 20m ./...
   echo "== MCP client against the reference servers (pinned npm packages)"
   bash scripts/mcp-servers-interop.sh
+  echo "== MCP server interop (pinned TypeScript SDK client, Inspector CLI, conformance suite)"
+  bash scripts/mcp-interop.sh
 else
   echo "node/npm not found: the mock-LLM interop tests will skip"
   go test -race -count=1 -timeout 20m ./...

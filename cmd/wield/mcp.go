@@ -78,7 +78,7 @@ See also: wield tools, wield call.`,
 	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback --http address (needs a token)")
 	fl.StringVar(&f.token, "token", "", "bearer `token` HTTP clients must send (default $WIELD_MCP_TOKEN)")
 	fl.BoolVar(&f.stateless, "stateless", false, "HTTP without MCP sessions: each request stands alone")
-	fl.BoolVar(&f.jsonResponse, "json-response", true, "answer HTTP requests with JSON rather than SSE streams")
+	fl.BoolVar(&f.jsonResponse, "json-response", false, "answer HTTP requests with plain JSON instead of SSE streams: faster, but clients get no progress notifications")
 	fl.StringVar(&f.tools, "tools", "", "comma-separated `list` of tools to serve (default: all; 'prefix*' matches)")
 	fl.StringVar(&f.exclude, "exclude", "", "comma-separated `list` of tools not to serve")
 	fl.StringVar(&f.sessionID, "session", "", "record calls in this session `id` (default $WIELD_SESSION)")

@@ -215,9 +215,9 @@ describe('stdio, bad input', () => {
 });
 
 for (const mode of [
-  { name: 'http (JSON answers)', tag: 'sdk-http-json', args: [] },
-  { name: 'http (SSE answers)', tag: 'sdk-http-sse', args: ['--json-response=false'] },
-  { name: 'http (stateless)', tag: 'sdk-http-stateless', args: ['--stateless'] },
+  { name: 'http (JSON answers)', tag: 'sdk-http-json', args: ['--json-response'] },
+  { name: 'http (SSE answers)', tag: 'sdk-http-sse', args: [] },
+  { name: 'http (stateless)', tag: 'sdk-http-stateless', args: ['--stateless', '--json-response'] },
 ]) {
   describe(mode.name, () => {
     let w;

@@ -82,7 +82,7 @@ func main() {
 		os.Exit(2)
 	}
 	servers := []server{
-		{"wield", []string{*wield, "mcp", "--tools", "echo"}, []string{*wield, "mcp", "--tools", "echo", "--http", "127.0.0.1:0"}},
+		{"wield", []string{*wield, "mcp", "--tools", "echo"}, []string{*wield, "mcp", "--tools", "echo", "--json-response", "--http", "127.0.0.1:0"}},
 		{"mcp-go", []string{*mcpgo}, []string{*mcpgo, "-http", "127.0.0.1:0"}},
 		{"go-sdk generic", []string{*gosdk}, []string{*gosdk, "-http", "127.0.0.1:0"}},
 	}
