@@ -101,6 +101,7 @@ func (g globber) glob(ctx context.Context, c *tool.Call, in GlobInput) (tool.Res
 	}
 	rest = strings.TrimPrefix(rest, "./")
 	wk := newWalker(w, g.cfg)
+	match := globMatcher(rest)
 	var (
 		mu      sync.Mutex
 		matches []globMatch
@@ -113,9 +114,10 @@ func (g globber) glob(ctx context.Context, c *tool.Call, in GlobInput) (tool.Res
 			if !in.CaseSensitive {
 				name = strings.ToLower(name)
 			}
-			return doublestar.MatchUnvalidated(rest, name)
+			return match(name)
 		},
-		stat: true,
+		stat:   true,
+		inline: true,
 	}, func(_ int, f *fileEntry) error {
 		m := globMatch{rel: f.rel, mtime: f.mtime}
 		if f.link {

@@ -3,9 +3,11 @@ package fs
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -107,3 +109,18 @@ func TestGlobLimit(t *testing.T) {
 }
 
 var cmpEmptyNil = cmp.FilterValues(func(a, b []string) bool { return len(a) == 0 && len(b) == 0 }, cmp.Ignore())
+
+// FuzzGlobMatcher checks the fast paths against doublestar.
+func FuzzGlobMatcher(f *testing.F) {
+	for _, s := range [][2]string{{"**/*.go", "a/b.go"}, {"*.go", "a.go"}, {"**/x", "x"}, {"*.go", ".go"}, {"**/*.{a,b}", "c/d.b"}, {"a/*", "a/b"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, name string) {
+		if !doublestar.ValidatePattern(pattern) || strings.HasPrefix(name, "/") || strings.Contains(name, "//") {
+			return
+		}
+		if got, want := globMatcher(pattern)(name), doublestar.MatchUnvalidated(pattern, name); got != want {
+			t.Errorf("globMatcher(%q)(%q) = %v, doublestar says %v", pattern, name, got, want)
+		}
+	})
+}

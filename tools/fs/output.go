@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"text/template"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // limits are the numbers the tool descriptions quote, taken from the
@@ -131,4 +134,37 @@ func hiddenNote(n int64) string {
 		return "1 entry hidden by .gitignore/.wieldignore rules"
 	}
 	return fmt.Sprintf("%d entries hidden by .gitignore/.wieldignore rules", n)
+}
+
+// globMatcher returns a function that reports whether a slash path matches
+// pattern (doublestar syntax, already validated), with fast paths for the
+// commonest forms: "**/NAME" and "NAME" with NAME "*.ext" or a literal.
+func globMatcher(pattern string) func(string) bool {
+	if rest, ok := strings.CutPrefix(pattern, "**/"); ok && !strings.Contains(rest, "/") && !strings.Contains(rest, "**") {
+		m := nameMatcher(rest)
+		return func(p string) bool { return m(p[strings.LastIndexByte(p, '/')+1:]) }
+	}
+	if !strings.Contains(pattern, "/") && !strings.Contains(pattern, "**") {
+		m := nameMatcher(pattern)
+		return func(p string) bool { return !strings.Contains(p, "/") && m(p) }
+	}
+	return func(p string) bool { return doublestar.MatchUnvalidated(pattern, p) }
+}
+
+// nameMatcher matches a single path element against a pattern without
+// slashes.
+func nameMatcher(pattern string) func(string) bool {
+	const special = `*?[{\`
+	if !utf8.ValidString(pattern) || strings.ContainsRune(pattern, utf8.RuneError) {
+		// doublestar compares runes, and invalid bytes all decode to
+		// RuneError: leave such patterns to it.
+		return func(name string) bool { return doublestar.MatchUnvalidated(pattern, name) }
+	}
+	if suffix, ok := strings.CutPrefix(pattern, "*"); ok && !strings.ContainsAny(suffix, special) {
+		return func(name string) bool { return strings.HasSuffix(name, suffix) }
+	}
+	if !strings.ContainsAny(pattern, special) {
+		return func(name string) bool { return name == pattern }
+	}
+	return func(name string) bool { return doublestar.MatchUnvalidated(pattern, name) }
 }

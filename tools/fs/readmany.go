@@ -290,7 +290,7 @@ func (r manyReader) expand(ctx context.Context, w *workspace, spec string, recur
 		want = func(rel, _ string) bool { return doublestar.MatchUnvalidated(pattern, rel[prefix:]) }
 	}
 	wk := newWalker(w, r.cfg)
-	err := wk.walk(ctx, walkOptions{start: dir, maxDepth: depth, want: want, stat: true}, func(_ int, f *fileEntry) error {
+	err := wk.walk(ctx, walkOptions{start: dir, maxDepth: depth, want: want, stat: true, inline: true}, func(_ int, f *fileEntry) error {
 		size := f.size
 		if f.link {
 			fi, err := w.stat(f.rel)

@@ -175,13 +175,15 @@ func includeFilter(include, dir string) func(rel, name string) bool {
 	}
 	include = strings.TrimPrefix(include, "./")
 	if !strings.Contains(include, "/") {
-		return func(_, name string) bool { return doublestar.MatchUnvalidated(include, name) }
+		m := nameMatcher(include)
+		return func(_, name string) bool { return m(name) }
 	}
 	prefix := len(dir) + 1
 	if dir == "." {
 		prefix = 0
 	}
-	return func(rel, _ string) bool { return doublestar.MatchUnvalidated(include, rel[prefix:]) }
+	m := globMatcher(include)
+	return func(rel, _ string) bool { return m(rel[prefix:]) }
 }
 
 // file searches one file with the worker's buffer.

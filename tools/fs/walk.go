@@ -137,6 +137,9 @@ type walkOptions struct {
 	want func(rel, name string) bool
 	// stat asks for each wanted file's size and modification time.
 	stat bool
+	// inline visits files on the worker that lists their directory,
+	// instead of handing them out in batches: for cheap visits.
+	inline bool
 }
 
 // walkStats counts what a walk hid or could not read.
@@ -362,20 +365,30 @@ type workQueue struct {
 	cond    sync.Cond
 	stack   []task
 	pending int // tasks pushed and not yet finished
+	idle    int // workers waiting in pop
 	stopped bool
 }
 
-func (q *workQueue) push(t task) {
+func (q *workQueue) push(ts ...task) {
 	q.mu.Lock()
 	if q.stopped {
 		q.mu.Unlock()
-		t.owner.release()
+		for _, t := range ts {
+			t.owner.release()
+		}
 		return
 	}
-	q.stack = append(q.stack, t)
-	q.pending++
+	q.stack = append(q.stack, ts...)
+	q.pending += len(ts)
+	// Wake only idle workers, and no more than there are tasks: every
+	// needless wake-up costs a futex call and a trip through the scheduler.
+	wake := min(q.idle, len(ts))
 	q.mu.Unlock()
-	q.cond.Signal()
+	if wake > 1 {
+		q.cond.Broadcast()
+	} else if wake == 1 {
+		q.cond.Signal()
+	}
 }
 
 // pop waits for a task; it reports false when the walk is over.
@@ -383,7 +396,9 @@ func (q *workQueue) pop() (task, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for len(q.stack) == 0 && q.pending > 0 && !q.stopped {
+		q.idle++
 		q.cond.Wait()
+		q.idle--
 	}
 	if q.stopped || len(q.stack) == 0 {
 		return task{}, false
@@ -500,11 +515,14 @@ func (wk *walker) readDir(n *dirNode, opts walkOptions, q *workQueue, worker int
 		}
 		// Show what could be read.
 	}
+	// Subdirectories first, then files: the stack is LIFO, so this worker
+	// goes on with the files while idle ones take the directories.
+	var dirs, files []task
 	var batch []fileEntry
 	flush := func() {
 		if len(batch) > 0 {
 			n.refs.Add(1)
-			q.push(task{files: batch, owner: n})
+			files = append(files, task{files: batch, owner: n})
 			batch = nil
 		}
 	}
@@ -532,7 +550,7 @@ func (wk *walker) readDir(n *dirNode, opts walkOptions, q *workQueue, worker int
 			}
 			child := &dirNode{parent: n, rel: rel, depth: n.depth + 1, hidden: d.hidden}
 			n.refs.Add(1)
-			q.push(task{dir: child, name: name, owner: n})
+			dirs = append(dirs, task{dir: child, name: name, owner: n})
 			continue
 		}
 		if opts.want != nil && !opts.want(rel, name) {
@@ -547,12 +565,20 @@ func (wk *walker) readDir(n *dirNode, opts walkOptions, q *workQueue, worker int
 			}
 			fe.size, fe.mtime = size, mtime
 		}
+		if opts.inline {
+			if err := visit(worker, &fe); err != nil {
+				q.push(dirs...)
+				return err
+			}
+			continue
+		}
 		batch = append(batch, fe)
 		if len(batch) == batchSize {
 			flush()
 		}
 	}
 	flush()
+	q.push(append(dirs, files...)...)
 	return nil
 }
 
