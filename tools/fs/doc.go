@@ -3,9 +3,16 @@
 //
 //	reg, err := tool.NewRegistry(fs.Tools(fs.Config{})...)
 //
-// Each tool is built by its own constructor ([NewRead], [NewList], ...);
-// [Tools] returns them all in the order a model should see them. A zero
-// [Config] works; its fields bound output and parallelism.
+// Each tool is built by its own constructor ([NewRead], [NewReadMany],
+// [NewList], [NewGlob], [NewSearch], [NewReplace], [NewWrite]); [Tools]
+// returns them all in the order a model should see them. A zero [Config]
+// works; its fields bound output and parallelism. The read-only tools are
+// parallel-safe; write_file and replace are marked destructive.
+//
+// Results carry structured Data next to the text the model reads:
+// [ReadData], [FileData] (images as base64 with their MIME type),
+// [ReadManyData], [ListData], [GlobData], [SearchData], [WriteData] and
+// [ReplaceData].
 //
 // # The workspace
 //
@@ -55,10 +62,26 @@
 // out and how to get it: the offset that continues a read, the number of
 // matches or files not shown. Failures say what to change.
 //
+// # Writing
+//
+// write_file and replace write a temporary file next to the target, sync
+// it and rename it over the target, so a file holds its old or its new
+// content, never a mix. They keep an existing file's line endings,
+// byte-order mark and permissions, follow links that stay inside the
+// workspace, and refuse .git, .ssh and .wield, .env files, private keys and
+// credential files, whatever link leads there.
+//
 // # Speed
 //
 // Directory trees are walked by a pool of [Config.Workers] goroutines that
-// share a depth-first stack of directories and batches of files; each
-// directory is opened once as an os.Root of its own, so files are opened
-// with a single openat.
+// share a depth-first stack of directories and batches of files. On Linux
+// the walk reads directories with getdents and opens files with openat on
+// descriptors that descend from the os.Root (see dir_linux.go); elsewhere
+// it uses os.Root itself. search_file_content skips files with a NUL byte
+// in their first 8 KiB as binary and rarely runs the regexp: a literal
+// that every match contains is found with bytes.Index (SIMD) or, ignoring
+// case, by scanning for both cases of its rarest byte, and only the lines
+// holding it are checked. Patterns without such a literal fall back to
+// Go's regexp over the whole text, which is several times slower than
+// ripgrep. bench/fs.sh compares the tools with ripgrep.
 package fs

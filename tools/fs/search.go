@@ -429,11 +429,20 @@ func (r *searchRun) render(out *output, rel string, matches []lineMatch, context
 		}
 	}
 	for i, m := range matches {
-		if !out.line(fmt.Sprintf("%*d: %s", width, m.line, m.text)) {
+		if !out.line(numberedLine(width, m.line, ':', m.text)) {
 			return i
 		}
 	}
 	return len(matches)
+}
+
+// numberedLine formats a line of search output: "12: text" for a match,
+// "11- text" for context, without a trailing space after an empty line.
+func numberedLine(width, n int, mark byte, text string) string {
+	if text == "" {
+		return fmt.Sprintf("%*d%c", width, n, mark)
+	}
+	return fmt.Sprintf("%*d%c %s", width, n, mark, text)
 }
 
 // contextLines reads rel again for the lines around its matches.
@@ -477,10 +486,10 @@ func renderContext(out *output, lines [][]byte, matches []lineMatch, context, wi
 		for l := sp.from; l <= sp.to; l++ {
 			var s string
 			if t, ok := text[l]; ok {
-				s = fmt.Sprintf("%*d: %s", width, l, t)
+				s = numberedLine(width, l, ':', t)
 			} else if l <= n {
 				c, _ := cutLine(lines[l-1], searchLineChars)
-				s = fmt.Sprintf("%*d- %s", width, l, c)
+				s = numberedLine(width, l, '-', c)
 			} else {
 				continue // the file got shorter since it was searched
 			}

@@ -305,6 +305,11 @@ func TestWalkMatchesGitLsFiles(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("walk differs from git ls-files (-git +walk):\n%s", diff)
 			}
+			res := run(t, NewGlob(Config{GlobLimit: 1 << 20}), testCall(t, dir), GlobInput{Pattern: "**"})
+			globbed := slices.Sorted(slices.Values(res.Data.(GlobData).Files))
+			if diff := cmp.Diff(want, globbed); diff != "" {
+				t.Errorf("glob ** differs from git ls-files (-git +glob):\n%s", diff)
+			}
 		})
 	}
 }
