@@ -52,14 +52,15 @@ type Server struct {
 
 	ids      atomic.Uint64
 	progress sync.Map // call id → *progressTarget
+	served   map[string]bool
 }
 
 // progressTarget is where a call's progress goes.
 type progressTarget struct {
-	session *sdk.ServerSession
-	token   any
-	ctx     context.Context
-	n       atomic.Int64
+	send func(context.Context, *sdk.ProgressNotificationParams) error
+	token any
+	ctx   context.Context
+	n     atomic.Int64
 }
 
 // NewServer returns a server for the visible tools of reg.
@@ -93,7 +94,9 @@ func NewServer(reg *tool.Registry, opts *ServerOptions) (*Server, error) {
 		Instructions: s.opts.Instructions,
 		Logger:       s.log,
 	})
+	s.served = map[string]bool{}
 	for _, t := range reg.Visible() {
+		s.served[t.Name()] = true
 		mt, err := mcpTool(t)
 		if err != nil {
 			return nil, err
@@ -131,30 +134,40 @@ func mcpTool(t *tool.Tool) (*sdk.Tool, error) {
 // handler returns the MCP handler of the tool called name.
 func (s *Server) handler(name string) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		id := "mcp-" + strconv.FormatUint(s.ids.Add(1), 10)
-		if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
-			s.progress.Store(id, &progressTarget{session: req.Session, token: token, ctx: ctx})
-			defer s.progress.Delete(id)
+		var send func(context.Context, *sdk.ProgressNotificationParams) error
+		if req.Session != nil {
+			send = req.Session.NotifyProgress
 		}
-		args := req.Params.Arguments
-		if len(args) == 0 {
-			args = json.RawMessage(`{}`)
-		}
-		tmpl := tool.Call{SessionID: s.opts.SessionID, Agent: "mcp", Root: s.opts.Root, Services: s.services()}
-		res, err := s.runner.Call(ctx, tmpl, tool.Request{ID: id, Name: name, Arguments: args})
-		if err != nil {
-			// A fault (the session could not record the call): the client
-			// hears about it as a failed call; the server keeps serving.
-			s.log.Error("tool call fault", "tool", name, "call", id, "err", err)
-			if res.Error == "" {
-				res = tool.Failure(err.Error())
-			} else {
-				res.Error += " (" + err.Error() + ")"
-			}
-			res.Success = false
-		}
-		return toMCPResult(res), nil
+		return s.callTool(ctx, name, req.Params.Arguments, req.Params.GetProgressToken(), send), nil
 	}
+}
+
+// callTool runs one tools/call: through the runner (validation, policy,
+// timeouts, bounds, recording), with progress sent to the client when it
+// gave a token.
+func (s *Server) callTool(ctx context.Context, name string, args json.RawMessage, token any, send func(context.Context, *sdk.ProgressNotificationParams) error) *sdk.CallToolResult {
+	id := "mcp-" + strconv.FormatUint(s.ids.Add(1), 10)
+	if token != nil && send != nil {
+		s.progress.Store(id, &progressTarget{send: send, token: token, ctx: ctx})
+		defer s.progress.Delete(id)
+	}
+	if len(args) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	tmpl := tool.Call{SessionID: s.opts.SessionID, Agent: "mcp", Root: s.opts.Root, Services: s.services()}
+	res, err := s.runner.Call(ctx, tmpl, tool.Request{ID: id, Name: name, Arguments: args})
+	if err != nil {
+		// A fault (the session could not record the call): the client
+		// hears about it as a failed call; the server keeps serving.
+		s.log.Error("tool call fault", "tool", name, "call", id, "err", err)
+		if res.Error == "" {
+			res = tool.Failure(err.Error())
+		} else {
+			res.Error += " (" + err.Error() + ")"
+		}
+		res.Success = false
+	}
+	return toMCPResult(res)
 }
 
 func (s *Server) services() tool.Services {
@@ -209,7 +222,7 @@ func (s *Server) onEvent(e tool.Event) {
 		// Progress must increase; count events when the tool gives none.
 		progress = float64(p.n.Add(1))
 	}
-	err := p.session.NotifyProgress(p.ctx, &sdk.ProgressNotificationParams{
+	err := p.send(p.ctx, &sdk.ProgressNotificationParams{
 		ProgressToken: p.token, Message: e.Message, Progress: progress, Total: e.Total,
 	})
 	if err != nil && !errors.Is(err, context.Canceled) {

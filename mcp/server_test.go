@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"sync"
 	"strings"
 	"testing"
 
@@ -420,5 +421,93 @@ func TestHTTPRefusesOtherOrigins(t *testing.T) {
 				t.Errorf("status %d, want %d: %s", resp.StatusCode, tt.want, body)
 			}
 		})
+	}
+}
+
+// TestStdioFastPath drives the stdio fast path with raw lines on a
+// revision it speaks: progress notifications precede the answer, a
+// cancelled call gets no answer, and unknown tools still get the SDK's
+// error.
+func TestStdioFastPath(t *testing.T) {
+	started := make(chan struct{}, 1)
+	srv, err := NewServer(testTools(t, started), &ServerOptions{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	var out syncBuffer
+	served := make(chan error, 1)
+	go func() { served <- srv.ServeStdio(t.Context(), pr, nopWriter{&out}) }()
+	send := func(line string) {
+		if _, err := io.WriteString(pw, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	out.waitFor(t, `"id":1,"result"`)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{"steps":2},"_meta":{"progressToken":"p2"}}}`)
+	out.waitFor(t, `"id":2,"result"`)
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"wait","arguments":{"steps":0}}}`)
+	<-started
+	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`)
+	send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nope","arguments":{}}}`)
+	send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":7}}}`)
+	out.waitFor(t, `"id":5,"result"`)
+	out.waitFor(t, `"id":4,"error"`)
+	pw.Close()
+	if err := <-served; err != nil {
+		t.Fatalf("ServeStdio: %v", err)
+	}
+	got := out.String()
+	p1 := strings.Index(got, `"message":"step","progress":1,`)
+	p2 := strings.Index(got, `"message":"step","progress":2,`)
+	r2 := strings.Index(got, `"id":2,"result"`)
+	if p1 < 0 || p2 < p1 || r2 < p2 {
+		t.Errorf("progress must precede the answer:\n%s", got)
+	}
+	if strings.Contains(got, `"id":3,`) {
+		t.Errorf("the cancelled call was answered:\n%s", got)
+	}
+	if !strings.Contains(got, `"id":5,"result":{"content":[{"type":"text","text":"Error: invalid arguments`) || !strings.Contains(got, `"isError":true`) {
+		t.Errorf("invalid arguments on the fast path:\n%s", got)
+	}
+}
+
+// syncBuffer is a strings.Builder safe for one writer and waiting readers.
+type syncBuffer struct {
+	mu   sync.Mutex
+	b    strings.Builder
+	cond *sync.Cond
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cond == nil {
+		s.cond = sync.NewCond(&s.mu)
+	}
+	s.b.Write(p)
+	s.cond.Broadcast()
+	return len(p), nil
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// waitFor blocks until the output contains want (the test's timeout
+// bounds it).
+func (s *syncBuffer) waitFor(t *testing.T, want string) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cond == nil {
+		s.cond = sync.NewCond(&s.mu)
+	}
+	for !strings.Contains(s.b.String(), want) {
+		s.cond.Wait()
 	}
 }

@@ -24,10 +24,12 @@ type stdioTransport struct {
 	r      io.ReadCloser
 	w      io.WriteCloser
 	maxLen int
+	// fast, if set, answers tools/call itself; see fastPath.
+	fast *fastPath
 }
 
 func (t *stdioTransport) Connect(context.Context) (sdk.Connection, error) {
-	c := &stdioConn{r: bufio.NewReaderSize(t.r, 64<<10), rc: t.r, w: t.w, maxLen: t.maxLen, closed: make(chan struct{})}
+	c := &stdioConn{r: bufio.NewReaderSize(t.r, 64<<10), rc: t.r, w: t.w, maxLen: t.maxLen, closed: make(chan struct{}), fast: t.fast}
 	c.idle = sync.NewCond(&c.mu)
 	return c, nil
 }
@@ -47,6 +49,18 @@ type stdioConn struct {
 
 	closeOnce sync.Once
 	closed    chan struct{}
+
+	fast *fastPath
+}
+
+// answered notes that a request was answered.
+func (c *stdioConn) answered() {
+	c.mu.Lock()
+	c.pending--
+	if c.pending <= 0 {
+		c.idle.Broadcast()
+	}
+	c.mu.Unlock()
 }
 
 func (c *stdioConn) SessionID() string { return "" }
@@ -73,6 +87,9 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		msg, err := decodeMessage(line)
 		if err != nil {
 			c.writeError(jsonrpc.CodeParseError, "invalid JSON-RPC message: "+err.Error())
+			continue
+		}
+		if c.fast != nil && c.fast.take(c, msg) {
 			continue
 		}
 		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
@@ -145,14 +162,12 @@ func (c *stdioConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("encode message: %w", err)
 	}
+	if c.fast != nil {
+		c.fast.sawWrite(msg)
+	}
 	err = c.writeLine(data)
 	if _, ok := msg.(*jsonrpc.Response); ok {
-		c.mu.Lock()
-		c.pending--
-		if c.pending <= 0 {
-			c.idle.Broadcast()
-		}
-		c.mu.Unlock()
+		c.answered()
 	}
 	return err
 }
@@ -180,6 +195,9 @@ func (c *stdioConn) Close() error {
 	var err error
 	c.closeOnce.Do(func() {
 		close(c.closed)
+		if c.fast != nil {
+			c.fast.cancel()
+		}
 		c.mu.Lock()
 		c.idle.Broadcast()
 		c.mu.Unlock()

@@ -24,7 +24,9 @@ const MaxMessageBytes = 16 << 20
 func (s *Server) ServeStdio(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
 	// Not sdk.Server.Run: it logs an error when ctx is done, which is how
 	// a SIGTERM ends a healthy server.
-	ss, err := s.sdk.Connect(ctx, &stdioTransport{r: r, w: w, maxLen: MaxMessageBytes}, nil)
+	fast := newFastPath(s)
+	defer fast.close()
+	ss, err := s.sdk.Connect(ctx, &stdioTransport{r: r, w: w, maxLen: MaxMessageBytes, fast: fast}, nil)
 	if err != nil {
 		return fmt.Errorf("mcp: connect stdio: %w", err)
 	}

@@ -1,0 +1,170 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// fastRevisions are the protocol revisions whose tools/call exchange the
+// stdio fast path answers itself. Later revisions go through the SDK.
+var fastRevisions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+
+// fastPath answers tools/call requests on stdio without handing them to
+// the SDK, once initialize has been answered with a revision it speaks.
+// The SDK decodes every tools/call twice, each time through a fresh 32 KiB
+// buffer; the fast path decodes it once and runs the same Server.callTool
+// the SDK's handler runs, so the answers are the same. Everything else
+// (initialize, tools/list, unknown tools, pings) still goes to the SDK.
+type fastPath struct {
+	srv    *Server
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	initID   any // raw id of the initialize request
+	ready    bool
+	inflight map[any]context.CancelFunc
+	wg       sync.WaitGroup
+}
+
+func newFastPath(srv *Server) *fastPath {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &fastPath{srv: srv, ctx: ctx, cancel: cancel, inflight: map[any]context.CancelFunc{}}
+}
+
+// callParams is the part of tools/call params the fast path reads.
+type callParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Meta      struct {
+		ProgressToken any `json:"progressToken"`
+	} `json:"_meta"`
+}
+
+// cancelParams is the part of notifications/cancelled params it reads.
+type cancelParams struct {
+	RequestID any `json:"requestId"`
+}
+
+// take handles msg if it is a tools/call the fast path answers or the
+// cancellation of one, and reports whether it did. It runs on the reading
+// goroutine.
+func (f *fastPath) take(c *stdioConn, msg jsonrpc.Message) bool {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return false
+	}
+	switch req.Method {
+	case "initialize":
+		f.mu.Lock()
+		f.initID = req.ID.Raw()
+		f.mu.Unlock()
+		return false
+	case "notifications/cancelled":
+		var p cancelParams
+		if json.Unmarshal(req.Params, &p) != nil {
+			return false
+		}
+		f.mu.Lock()
+		cancel, ok := f.inflight[normalizeID(p.RequestID)]
+		f.mu.Unlock()
+		if ok {
+			cancel()
+		}
+		return ok
+	case "tools/call":
+	default:
+		return false
+	}
+	f.mu.Lock()
+	ready := f.ready
+	f.mu.Unlock()
+	if !ready || !req.ID.IsValid() {
+		return false
+	}
+	var p callParams
+	if json.Unmarshal(req.Params, &p) != nil || !f.srv.served[p.Name] {
+		return false // the SDK gives the spec's errors
+	}
+	ctx, cancel := context.WithCancel(f.ctx)
+	key := normalizeID(req.ID.Raw())
+	f.mu.Lock()
+	f.inflight[key] = cancel
+	f.mu.Unlock()
+	c.mu.Lock()
+	c.pending++
+	c.mu.Unlock()
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		defer cancel()
+		send := func(_ context.Context, n *sdk.ProgressNotificationParams) error {
+			params, err := json.Marshal(n)
+			if err != nil {
+				return err
+			}
+			data, err := jsonrpc.EncodeMessage(&jsonrpc.Request{Method: "notifications/progress", Params: params})
+			if err != nil {
+				return err
+			}
+			return c.writeLine(data)
+		}
+		res := f.srv.callTool(ctx, p.Name, p.Arguments, p.Meta.ProgressToken, send)
+		f.mu.Lock()
+		delete(f.inflight, key)
+		f.mu.Unlock()
+		// A call the client cancelled gets no answer, as the spec asks.
+		if ctx.Err() == nil {
+			if raw, err := json.Marshal(res); err == nil {
+				if data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: req.ID, Result: raw}); err == nil {
+					_ = c.writeLine(data)
+				}
+			}
+		}
+		c.answered()
+	}()
+	return true
+}
+
+// sawWrite notes the answer to initialize: the fast path starts once the
+// negotiated revision is one it speaks.
+func (f *fastPath) sawWrite(msg jsonrpc.Message) {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.Error != nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.initID == nil || normalizeID(resp.ID.Raw()) != normalizeID(f.initID) {
+		return
+	}
+	var r struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if json.Unmarshal(resp.Result, &r) == nil && slices.Contains(fastRevisions, r.ProtocolVersion) {
+		f.ready = true
+	}
+}
+
+// close cancels the calls in flight and waits for them.
+func (f *fastPath) close() {
+	f.cancel()
+	f.wg.Wait()
+}
+
+// normalizeID makes ids comparable: JSON numbers decode as float64 or
+// int64 depending on the decoder.
+func normalizeID(id any) any {
+	switch v := id.(type) {
+	case int64:
+		return float64(v)
+	case int:
+		return float64(v)
+	}
+	return id
+}
