@@ -57,7 +57,7 @@ type Server struct {
 
 // progressTarget is where a call's progress goes.
 type progressTarget struct {
-	send func(context.Context, *sdk.ProgressNotificationParams) error
+	send  func(context.Context, *sdk.ProgressNotificationParams) error
 	token any
 	ctx   context.Context
 	n     atomic.Int64
