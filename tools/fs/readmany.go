@@ -163,6 +163,17 @@ func (r manyReader) read(ctx context.Context, c *tool.Call, in ReadManyInput) (t
 	}
 	slices.SortFunc(files, func(a, b *candidate) int { return strings.Compare(a.rel, b.rel) })
 	r.load(w, files, maxFiles)
+	if s, ok := referenceSession(c); ok {
+		var rels []string
+		for _, f := range files {
+			if f.skip == "" {
+				rels = append(rels, f.rel)
+			}
+		}
+		if len(rels) > 0 {
+			return addReferences(s, rels, nil), nil
+		}
+	}
 
 	data := ReadManyData{Files: []ReadManyFile{}, Hidden: hidden}
 	out := newOutput(r.cfg.OutputBudget)
