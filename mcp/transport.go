@@ -74,6 +74,7 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 		Logger:                     s.log,
 		DisableLocalhostProtection: o.AllowRemoteHosts,
 	})
+	h = &httpFastPath{srv: s, next: h, stateless: o.Stateless, anyHost: o.AllowRemoteHosts}
 	// Browsers name the page that sent a request in Origin and
 	// Sec-Fetch-Site: refuse pages of other origins, which the Host check
 	// alone lets through when they address 127.0.0.1 directly.
