@@ -20,12 +20,35 @@ func (g *globals) store(ws string) *session.Store {
 	dir := filepath.Join(ws, filepath.FromSlash(session.DefaultDir))
 	if home := os.Getenv("WIELD_HOME"); home != "" {
 		dir = filepath.Join(home, "sessions")
+	} else {
+		ignoreState(ws)
 	}
 	var secrets []string
 	if k := os.Getenv("OPENAI_API_KEY"); k != "" {
 		secrets = append(secrets, k)
 	}
 	return &session.Store{Dir: dir, Secrets: secrets, Logger: g.logger()}
+}
+
+// stateIgnore keeps wield's own state out of the project's git status;
+// project configuration in .wield (settings.json, tools/, mcp.json) stays
+// visible.
+const stateIgnore = "# wield's own state; settings.json, tools/ and mcp.json are project configuration\nsessions/\nspill/\nlogs/\n"
+
+// ignoreState writes .wield/.gitignore in workspace ws if .wield has none.
+// Failing to is harmless.
+func ignoreState(ws string) {
+	dir := filepath.Join(ws, ".wield")
+	path := filepath.Join(dir, ".gitignore")
+	if _, err := os.Lstat(path); err == nil {
+		return
+	}
+	if os.MkdirAll(dir, 0o755) == nil {
+		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+			_, _ = f.WriteString(stateIgnore)
+			_ = f.Close()
+		}
+	}
 }
 
 func newSessionCommand(g *globals) *cobra.Command {
