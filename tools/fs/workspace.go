@@ -153,45 +153,32 @@ func (w *workspace) resolve(rel string) (string, error) {
 // open opens rel for reading. It follows links the way resolve does, so a
 // link with an absolute target inside the workspace works, and it reports
 // links that lead out as errOutside.
-func (w *workspace) open(rel string) (*os.File, error) {
-	f, err := w.root.Open(rel)
-	if err == nil {
-		return f, nil
-	}
-	r, rerr := w.resolve(rel)
-	if rerr != nil {
-		if errors.Is(rerr, errOutside) {
-			return nil, errOutside
-		}
-		return nil, err
-	}
-	if r != rel {
-		if f, err2 := w.root.Open(r); err2 == nil {
-			return f, nil
-		}
-	}
-	return nil, err
-}
+func (w *workspace) open(rel string) (*os.File, error) { return viaRoot(w, rel, w.root.Open) }
 
 // stat is [workspace.open]'s counterpart for os.Root.Stat.
-func (w *workspace) stat(rel string) (iofs.FileInfo, error) {
-	fi, err := w.root.Stat(rel)
+func (w *workspace) stat(rel string) (iofs.FileInfo, error) { return viaRoot(w, rel, w.root.Stat) }
+
+// viaRoot applies op (an os.Root method) to rel; when that fails, it
+// resolves rel's links itself and tries again on the resolved path.
+func viaRoot[T any](w *workspace, rel string, op func(string) (T, error)) (T, error) {
+	v, err := op(rel)
 	if err == nil {
-		return fi, nil
+		return v, nil
 	}
+	var zero T
 	r, rerr := w.resolve(rel)
 	if rerr != nil {
 		if errors.Is(rerr, errOutside) {
-			return nil, errOutside
+			return zero, errOutside
 		}
-		return nil, err
+		return zero, err
 	}
 	if r != rel {
-		if fi, err2 := w.root.Stat(r); err2 == nil {
-			return fi, nil
+		if v, err2 := op(r); err2 == nil {
+			return v, nil
 		}
 	}
-	return nil, err
+	return zero, err
 }
 
 // splitPath splits a slash path into its elements.
