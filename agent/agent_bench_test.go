@@ -19,15 +19,7 @@ func BenchmarkAgent_Round(b *testing.B) {
 	for _, turns := range []int{10, 1000} {
 		b.Run(fmt.Sprintf("history=%d", turns), func(b *testing.B) {
 			const rounds = 4
-			var entries []replay.Entry
-			for r := 1; r < rounds; r++ {
-				entries = append(entries, replay.Entry{Round: r, ToolCalls: []llm.ToolCall{{Name: "echo", Arguments: json.RawMessage(fmt.Sprintf(`{"text":"r%d"}`, r))}}})
-			}
-			entries = append(entries, replay.Entry{Round: rounds, Text: "done"})
-			p, err := replay.New(entries)
-			if err != nil {
-				b.Fatal(err)
-			}
+			p := benchScript(b, rounds)
 			a := newAgent(b, p, testRegistry(b), Config{})
 			history := make([]llm.Message, 0, turns)
 			for i := range turns / 2 {
@@ -53,15 +45,7 @@ func BenchmarkAgent_Round(b *testing.B) {
 // works: 1,000 turns of history, four rounds per run.
 func BenchmarkAgent_RoundJournaled(b *testing.B) {
 	const rounds = 4
-	var entries []replay.Entry
-	for r := 1; r < rounds; r++ {
-		entries = append(entries, replay.Entry{Round: r, ToolCalls: []llm.ToolCall{{Name: "echo", Arguments: json.RawMessage(fmt.Sprintf(`{"text":"r%d"}`, r))}}})
-	}
-	entries = append(entries, replay.Entry{Round: rounds, Text: "done"})
-	p, err := replay.New(entries)
-	if err != nil {
-		b.Fatal(err)
-	}
+	p := benchScript(b, rounds)
 	a := newAgent(b, p, testRegistry(b), Config{})
 	store := &session.Store{Dir: b.TempDir(), Logger: slog.New(slog.DiscardHandler)}
 	s, err := store.Create(session.Header{ID: "bench"})
@@ -90,4 +74,20 @@ func BenchmarkAgent_RoundJournaled(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rounds), "ns/round")
+}
+
+// benchScript is a replay script of rounds-1 rounds that each call echo,
+// then an answer.
+func benchScript(b *testing.B, rounds int) *replay.Provider {
+	b.Helper()
+	var entries []replay.Entry
+	for r := 1; r < rounds; r++ {
+		entries = append(entries, replay.Entry{Round: r, ToolCalls: []llm.ToolCall{{Name: "echo", Arguments: json.RawMessage(fmt.Sprintf(`{"text":"r%d"}`, r))}}})
+	}
+	entries = append(entries, replay.Entry{Round: rounds, Text: "done"})
+	p, err := replay.New(entries)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
 }
