@@ -50,6 +50,10 @@ type Config struct {
 	Services tool.Services
 	// MaxRounds caps the model calls of a run; zero means DefaultMaxRounds.
 	MaxRounds int
+	// ExpireToolResults, if positive, replaces in prompts the tool results
+	// older than this many user tasks with a short note (see
+	// [ExpireResults]); the session keeps them. Zero keeps every result.
+	ExpireToolResults int
 	// LoopRepeats and LoopWindow define a loop: the same call with the same
 	// result LoopRepeats times within LoopWindow rounds. Zero means the
 	// defaults, 5 within 10.
@@ -142,7 +146,7 @@ func (a *Agent) Run(ctx context.Context, s Session, task string) (*Outcome, erro
 		if err := s.Begin(ctx, task); err != nil {
 			return nil, fmt.Errorf("begin round in session %s: %w", s.ID(), err)
 		}
-		return &runState{task: task, history: s.History()}, nil
+		return &runState{task: task, history: ExpireResults(s.History(), a.cfg.ExpireToolResults)}, nil
 	})
 }
 
@@ -178,7 +182,7 @@ func (a *Agent) Resume(ctx context.Context, s Session, answers []Answer) (*Outco
 		byID[ans.CallID] = ans
 	}
 	return a.drive(ctx, s, func(out *Outcome) (*runState, error) {
-		st := &runState{task: pool[0].Content, round: pool[1:], history: s.History()}
+		st := &runState{task: pool[0].Content, round: pool[1:], history: ExpireResults(s.History(), a.cfg.ExpireToolResults)}
 		for _, m := range st.round {
 			if m.Role == llm.RoleAssistant {
 				st.n++

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/wieldhq/wield/llm"
@@ -55,6 +56,35 @@ type Prompt struct {
 	// responses and tool results.
 	Round []llm.Message
 }
+
+// ExpireResults returns history with the content of tool results older
+// than afterTasks user tasks replaced by a short note, so that old file
+// dumps and command logs stop filling the context; the session keeps the
+// originals. A result's age counts the task it belongs to: with afterTasks
+// 1, only the previous task's results stay. Zero or less returns history
+// unchanged. The calls and their pairing are kept.
+func ExpireResults(history []llm.Message, afterTasks int) []llm.Message {
+	if afterTasks <= 0 {
+		return history
+	}
+	out := slices.Clone(history)
+	tasks := 0 // user tasks after the message at i
+	for i := len(out) - 1; i >= 0; i-- {
+		switch out[i].Role {
+		case llm.RoleUser:
+			tasks++
+		case llm.RoleTool:
+			if tasks >= afterTasks && len(out[i].Content) > expiredNoteLimit {
+				out[i].Content = fmt.Sprintf("[expired: this %s result is from %d tasks ago and was %d bytes; call the tool again if you need it]",
+					out[i].ToolName, tasks+1, len(out[i].Content))
+			}
+		}
+	}
+	return out
+}
+
+// expiredNoteLimit keeps results shorter than a note as they are.
+const expiredNoteLimit = 200
 
 // BuildPrompt returns the messages of a request. The result depends only on
 // p: the same state always gives the same prompt.

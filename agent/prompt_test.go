@@ -105,3 +105,42 @@ func TestReadReferences(t *testing.T) {
 		t.Errorf("ReadReferences = %+v", docs)
 	}
 }
+
+func TestExpireResults(t *testing.T) {
+	long := strings.Repeat("x", 500)
+	history := []llm.Message{
+		{Role: llm.RoleUser, Content: "task 1"},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "a", Name: "read_file"}}},
+		{Role: llm.RoleTool, ToolCallID: "a", ToolName: "read_file", Content: long},
+		{Role: llm.RoleUser, Content: "task 2"},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "b", Name: "read_file"}, {ID: "c", Name: "echo"}}},
+		{Role: llm.RoleTool, ToolCallID: "b", ToolName: "read_file", Content: long},
+		{Role: llm.RoleTool, ToolCallID: "c", ToolName: "echo", Content: "short"},
+	}
+	tests := []struct {
+		after   int
+		expired []string
+	}{
+		{0, nil},
+		{1, []string{"a"}}, // only the previous task's results stay
+		{2, nil},
+	}
+	for _, tt := range tests {
+		got := ExpireResults(history, tt.after)
+		var expired []string
+		for _, m := range got {
+			if m.Role == llm.RoleTool && strings.HasPrefix(m.Content, "[expired:") {
+				expired = append(expired, m.ToolCallID)
+			}
+		}
+		if strings.Join(expired, ",") != strings.Join(tt.expired, ",") {
+			t.Errorf("after %d: expired %v, want %v", tt.after, expired, tt.expired)
+		}
+		if len(got) != len(history) || history[2].Content != long {
+			t.Errorf("after %d: the history changed shape or the input was modified", tt.after)
+		}
+	}
+	if got := ExpireResults(history, 1)[2].Content; !strings.Contains(got, "read_file result is from 2 tasks ago") {
+		t.Errorf("note = %q", got)
+	}
+}

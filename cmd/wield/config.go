@@ -20,6 +20,9 @@ type runConfig struct {
 	MaxRounds    int      `json:"max_rounds,omitempty"`
 	Tools        []string `json:"tools,omitempty"`
 	SystemPrompt string   `json:"system_prompt,omitempty"`
+	// ExpireToolResults replaces, in prompts, tool results older than this
+	// many tasks with a short note; zero keeps them all.
+	ExpireToolResults int `json:"expire_tool_results,omitempty"`
 }
 
 // merge fills the zero fields of c from o.
@@ -41,6 +44,9 @@ func (c *runConfig) merge(o runConfig) {
 	}
 	if c.SystemPrompt == "" {
 		c.SystemPrompt = o.SystemPrompt
+	}
+	if c.ExpireToolResults == 0 {
+		c.ExpireToolResults = o.ExpireToolResults
 	}
 }
 

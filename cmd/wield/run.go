@@ -38,6 +38,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.cfg.Model, "model", "", "model `name` (default: $WIELD_MODEL or the config files)")
 	fl.StringVar(&f.cfg.BaseURL, "base-url", "", "OpenAI-compatible endpoint `URL` (default: $OPENAI_BASE_URL or OpenAI)")
 	fl.IntVar(&f.cfg.MaxRounds, "max-rounds", 0, "stop after `N` model calls (default 10)")
+	fl.IntVar(&f.cfg.ExpireToolResults, "expire-results", 0, "in prompts, replace tool results older than `N` tasks with a short note (default 0: keep all; the session keeps them anyway)")
 	fl.StringVar(&f.tools, "tools", "", "comma-separated `list` of tools to offer (default: all; 'prefix*' matches a family)")
 	fl.StringVar(&f.replay, "replay", "", "play the scripted model in this JSON Lines `file` instead of calling one")
 	fl.StringVar(&f.sessionID, "session", "", "continue the session with this `id` (with --new: start it)")
@@ -123,18 +124,19 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		services[askuser.ServiceName] = terminalAsker{approver}
 	}
 	a, err := agent.New(agent.Config{
-		Provider:      provider,
-		Model:         cfg.Model,
-		Runner:        tool.NewRunner(reg, nil),
-		RunnerOptions: runnerOptions,
-		Name:          "wield",
-		SystemPrompt:  cfg.SystemPrompt,
-		Instructions:  instructions,
-		Root:          root,
-		Services:      services,
-		MaxRounds:     cfg.MaxRounds,
-		OnEvent:       onEvent,
-		Logger:        g.logger(),
+		Provider:          provider,
+		Model:             cfg.Model,
+		Runner:            tool.NewRunner(reg, nil),
+		RunnerOptions:     runnerOptions,
+		Name:              "wield",
+		SystemPrompt:      cfg.SystemPrompt,
+		Instructions:      instructions,
+		Root:              root,
+		Services:          services,
+		MaxRounds:         cfg.MaxRounds,
+		ExpireToolResults: cfg.ExpireToolResults,
+		OnEvent:           onEvent,
+		Logger:            g.logger(),
 	})
 	if err != nil {
 		sess.Close()
