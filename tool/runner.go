@@ -323,7 +323,11 @@ func (r *Runner) Check(req Request) (*Tool, json.RawMessage, error) {
 	if len(args) > r.opts.MaxArgumentBytes {
 		return nil, nil, fmt.Errorf("arguments are %d bytes; at most %d are allowed: pass large content in smaller pieces", len(args), r.opts.MaxArgumentBytes)
 	}
-	if err := t.schema.Validate(args); err != nil {
+	sch, err := t.compiled()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := sch.Validate(args); err != nil {
 		return nil, nil, err
 	}
 	return t, args, nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wieldhq/wield/schema"
@@ -85,8 +86,14 @@ func (f HandlerFunc) Handle(ctx context.Context, c *Call, args json.RawMessage) 
 // A Tool is immutable and safe for concurrent use.
 type Tool struct {
 	spec    Spec
-	schema  *schema.Schema
 	handler Handler
+
+	// The compiled schema. Typed tools compile it on first use: their
+	// schema is inferred from a Go type and cannot be invalid, and a
+	// process that calls one tool need not compile all of them.
+	compileOnce sync.Once
+	schema      *schema.Schema
+	compileErr  error
 }
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.\-]{1,128}$`)
@@ -114,7 +121,20 @@ func NewRaw(spec Spec, h Handler) (*Tool, error) {
 		return nil, fmt.Errorf("tool %s: %w", spec.Name, err)
 	}
 	spec.InputSchema = sch.Raw()
-	return &Tool{spec: spec, schema: sch, handler: h}, nil
+	t := &Tool{spec: spec, schema: sch, handler: h}
+	t.compileOnce.Do(func() {})
+	return t, nil
+}
+
+// compiled returns the tool's compiled schema, compiling it on first use.
+func (t *Tool) compiled() (*schema.Schema, error) {
+	t.compileOnce.Do(func() {
+		t.schema, t.compileErr = schema.Compile(t.spec.InputSchema, nil)
+		if t.compileErr != nil {
+			t.compileErr = fmt.Errorf("tool %s: %w", t.spec.Name, t.compileErr)
+		}
+	})
+	return t.schema, t.compileErr
 }
 
 func checkName(name string) error {
@@ -146,7 +166,10 @@ func (t *Tool) Spec() Spec { return t.spec }
 func (t *Tool) Name() string { return t.spec.Name }
 
 // Schema returns the compiled input schema.
-func (t *Tool) Schema() *schema.Schema { return t.schema }
+func (t *Tool) Schema() *schema.Schema {
+	s, _ := t.compiled()
+	return s
+}
 
 // Handler returns the tool's handler. Calling it directly skips validation;
 // use a [Runner] to call tools.

@@ -28,18 +28,31 @@ import (
 // New panics if In cannot be described as a JSON object schema or the spec
 // is invalid: both are programming errors.
 func New[In any](spec Spec, fn func(ctx context.Context, c *Call, in In) (Result, error)) *Tool {
-	if len(spec.InputSchema) == 0 {
-		raw, err := InferSchema[In]()
+	if len(spec.InputSchema) != 0 {
+		// A schema written by hand may be invalid: check it now.
+		t, err := NewRaw(spec, typedFunc[In](fn))
 		if err != nil {
-			panic(fmt.Sprintf("tool.New(%s): %v", spec.Name, err))
+			panic(fmt.Sprintf("tool.New: %v", err))
 		}
-		spec.InputSchema = raw
+		return t
 	}
-	t, err := NewRaw(spec, typedFunc[In](fn))
+	raw, err := InferSchema[In]()
 	if err != nil {
+		panic(fmt.Sprintf("tool.New(%s): %v", spec.Name, err))
+	}
+	spec.InputSchema = raw
+	if err := checkName(spec.Name); err != nil {
 		panic(fmt.Sprintf("tool.New: %v", err))
 	}
-	return t
+	if err := checkObjectSchema(spec.InputSchema); err != nil {
+		panic(fmt.Sprintf("tool.New(%s): %v", spec.Name, err))
+	}
+	if fn == nil {
+		panic(fmt.Sprintf("tool.New(%s): nil function", spec.Name))
+	}
+	spec.Description = strings.TrimSpace(spec.Description)
+	// The schema is compiled on first use (see Tool.compiled).
+	return &Tool{spec: spec, handler: typedFunc[In](fn)}
 }
 
 type typedFunc[In any] func(ctx context.Context, c *Call, in In) (Result, error)
