@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -302,6 +303,54 @@ type runPrinter struct {
 	interactive bool
 	enc         *json.Encoder
 	wroteText   bool
+
+	mu       sync.Mutex // events come from the loop and from parallel tools
+	spinMu   sync.Mutex // guards spinner and spinDone
+	spinner  chan struct{}
+	spinDone chan struct{}
+}
+
+// spin shows a spinner on stderr while the model thinks, until stopSpin.
+func (p *runPrinter) spin(round int) {
+	p.stopSpin()
+	p.spinMu.Lock()
+	defer p.spinMu.Unlock()
+	stop, done := make(chan struct{}), make(chan struct{})
+	p.spinner, p.spinDone = stop, done
+	go func() {
+		defer close(done)
+		frames := []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		start := time.Now()
+		for i := 0; ; i++ {
+			p.mu.Lock()
+			fmt.Fprintf(p.g.stderr, "\r\033[2m%c thinking (round %d, %.0fs)\033[0m\033[K", frames[i%len(frames)], round, time.Since(start).Seconds())
+			p.mu.Unlock()
+			select {
+			case <-stop:
+				p.mu.Lock()
+				fmt.Fprint(p.g.stderr, "\r\033[K")
+				p.mu.Unlock()
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+}
+
+// stopSpin stops the spinner, if one runs, and waits until it has cleared
+// its line, so that nothing printed next is erased. It must be called
+// without p.mu held.
+func (p *runPrinter) stopSpin() {
+	p.spinMu.Lock()
+	stop, done := p.spinner, p.spinDone
+	p.spinner, p.spinDone = nil, nil
+	p.spinMu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-done
+	}
 }
 
 func newRunPrinter(g *globals, asJSON bool) *runPrinter {
@@ -311,7 +360,6 @@ func newRunPrinter(g *globals, asJSON bool) *runPrinter {
 	}
 	return p
 }
-
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
@@ -323,9 +371,22 @@ func isTerminal(w io.Writer) bool {
 
 func (p *runPrinter) event(e agent.Event) {
 	if p.json {
+		p.mu.Lock()
 		_ = p.enc.Encode(e)
+		p.mu.Unlock()
 		return
 	}
+	if p.interactive {
+		switch e.Kind {
+		case agent.EventRoundStarted:
+			p.spin(e.Round)
+			return
+		case agent.EventText, agent.EventToolStarted, agent.EventRunFinished:
+			p.stopSpin()
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	switch e.Kind {
 	case agent.EventText:
 		io.WriteString(p.g.stdout, e.Text)
@@ -346,6 +407,7 @@ func (p *runPrinter) event(e agent.Event) {
 }
 
 func (p *runPrinter) finish(o *agent.Outcome) {
+	p.stopSpin()
 	if p.json || o == nil {
 		return
 	}
