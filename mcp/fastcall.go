@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,11 +31,51 @@ type fastPath struct {
 	ready    bool
 	inflight map[any]context.CancelFunc
 	wg       sync.WaitGroup
+
+	// jobs hands calls to idle workers. Workers live until close, so a
+	// call does not start on a fresh goroutine whose stack must grow
+	// (stack copying was a sixth of a call's cost).
+	jobs chan func()
+	idle atomic.Int32
+}
+
+// maxIdleWorkers bounds the workers kept waiting for calls.
+const maxIdleWorkers = 16
+
+// submit runs job on an idle worker, or on a new one.
+func (f *fastPath) submit(job func()) {
+	select {
+	case f.jobs <- job:
+		return
+	default:
+	}
+	f.wg.Add(1)
+	go f.worker(job)
+}
+
+// worker runs job and then waits for more until the path closes; workers
+// beyond maxIdleWorkers, started under load, end when they run dry.
+func (f *fastPath) worker(job func()) {
+	defer f.wg.Done()
+	for {
+		job()
+		if f.idle.Add(1) > maxIdleWorkers {
+			f.idle.Add(-1)
+			return
+		}
+		select {
+		case job = <-f.jobs:
+			f.idle.Add(-1)
+		case <-f.ctx.Done():
+			f.idle.Add(-1)
+			return
+		}
+	}
 }
 
 func newFastPath(srv *Server) *fastPath {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &fastPath{srv: srv, ctx: ctx, cancel: cancel, inflight: map[any]context.CancelFunc{}}
+	return &fastPath{srv: srv, ctx: ctx, cancel: cancel, inflight: map[any]context.CancelFunc{}, jobs: make(chan func())}
 }
 
 // callParams is the part of tools/call params the fast path reads.
@@ -99,9 +140,7 @@ func (f *fastPath) take(c *stdioConn, msg jsonrpc.Message) bool {
 	c.mu.Lock()
 	c.pending++
 	c.mu.Unlock()
-	f.wg.Add(1)
-	go func() {
-		defer f.wg.Done()
+	f.submit(func() {
 		defer cancel()
 		send := func(_ context.Context, n *sdk.ProgressNotificationParams) error {
 			params, err := json.Marshal(n)
@@ -127,7 +166,7 @@ func (f *fastPath) take(c *stdioConn, msg jsonrpc.Message) bool {
 			}
 		}
 		c.answered()
-	}()
+	})
 	return true
 }
 
