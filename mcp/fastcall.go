@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -46,6 +47,11 @@ const maxIdleWorkers = 16
 func (f *fastPath) submit(job func()) {
 	select {
 	case f.jobs <- job:
+		// Let the worker start on this thread before the reader blocks in
+		// its next read: otherwise the call waits for another thread to be
+		// woken to take it, which was most of a sequential call's latency
+		// (measured: mean 1.2× mcp-go's without this, 0.85× with it).
+		runtime.Gosched()
 		return
 	default:
 	}
