@@ -3,8 +3,8 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
