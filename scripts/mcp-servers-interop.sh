@@ -11,8 +11,10 @@
 #
 #   go test -race -count=1 -run TestInterop ./mcp
 #
-# Extra arguments are passed to go test. Without node and npm the script
-# says so and exits with status 2.
+# Extra arguments are passed to go test. With `--exec COMMAND [ARGS...]`
+# the script runs COMMAND with both variables set instead (scripts/test.sh
+# runs the whole suite that way, so the interop tests run with the rest).
+# Without node and npm the script says so and exits with status 2.
 set -euo pipefail
 
 EVERYTHING_VERSION=2026.8.31
@@ -41,4 +43,8 @@ for bin in "$WIELD_MCP_EVERYTHING" "$WIELD_MCP_FILESYSTEM"; do
 done
 
 cd "$root"
+if [ "${1:-}" = "--exec" ]; then
+  shift
+  exec "$@"
+fi
 exec go test -race -count=1 -run 'TestInterop' "$@" ./mcp

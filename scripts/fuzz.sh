@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs every fuzz target of the module for a short time on top of its seed
+# corpus (the f.Add seeds and testdata/fuzz), one target at a time.
+#
+#   scripts/fuzz.sh [-t DURATION] [PACKAGE_PATTERN...]
+#
+# DURATION is per target, in go test's -fuzztime form (10s by default, or
+# $WIELD_FUZZTIME); the packages default to ./... . A target that finds a
+# failure stops the script with go test's output and a non-zero status; the
+# failing input is written to the package's testdata/fuzz, as go test does,
+# so it becomes a seed once committed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fuzztime=${WIELD_FUZZTIME:-10s}
+if [ "${1:-}" = "-t" ]; then
+  fuzztime=$2
+  shift 2
+fi
+[ $# -gt 0 ] || set -- ./...
+
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+targets=0
+start=$SECONDS
+for pkg in $(go list "$@"); do
+  dir=$(go list -f '{{.Dir}}' "$pkg")
+  # Only packages whose test files declare a fuzz target are listed (go test
+  # -list builds the test binary, so this skips the build for the others).
+  grep -qs '^func Fuzz' "$dir"/*_test.go || continue
+  for fn in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
+    echo "-- $pkg $fn ($fuzztime)"
+    go test -run='^$' -fuzz="^${fn}\$" -fuzztime="$fuzztime" "$pkg" >"$out" 2>&1 || {
+      cat "$out"
+      echo "fuzz.sh: $fn in $pkg failed; the input is in its testdata/fuzz/$fn" >&2
+      exit 1
+    }
+    grep -E '^(fuzz: elapsed|ok|PASS)' "$out" | tail -2 | sed 's/^/   /'
+    targets=$((targets + 1))
+  done
+done
+[ "$targets" -gt 0 ] || { echo "fuzz.sh: no fuzz targets found" >&2; exit 1; }
+echo "fuzz.sh: $targets targets, $fuzztime each, no failure ($((SECONDS - start)) s)"
