@@ -1,23 +1,47 @@
 package schema
 
 import (
-	"bytes"
+	"cmp"
 	"encoding/json"
 	"math"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// A quickValidator accepts argument documents that are certainly valid for
-// a common subset of JSON Schema (objects of scalars, arrays and nested
-// objects; type, required, additionalProperties, enum, minimum, maximum,
-// minLength, maxLength, minItems, maxItems) without decoding them into Go
-// values. It never rejects: anything it is not sure of goes to the full
-// validator, which also writes the messages. A differential fuzz test keeps
-// it in step with the full validator.
+// A quickValidator decides, without decoding the document into Go values,
+// whether an argument document is valid for a common subset of JSON Schema:
+// type (one name or a list), properties, required, additionalProperties,
+// items, enum, const, minimum, maximum, exclusiveMinimum, exclusiveMaximum,
+// minLength, maxLength, minItems and maxItems, nested to any mix, plus the
+// boolean schemas true and false.
+//
+// Its verdict must be the verdict of santhosh-tekuri/jsonschema on the same
+// document decoded by encoding/json, so it reads the document the way the
+// decoder does: strings and object keys are compared and counted as decoded
+// code points (escapes resolved, invalid UTF-8 and lone surrogates replaced
+// by U+FFFD), numbers are compared exactly as decimals, and a repeated
+// object key counts only in its last occurrence. Whenever it cannot be sure
+// it says so ([verdictUnsure]), and [Schema.Validate] then asks the full
+// validator, which also writes every message. A differential fuzz test
+// (FuzzQuickDifferential) keeps the two in step.
 type quickValidator struct {
 	root *quickNode
 }
+
+// A verdict is what the quick path concludes about a value. The order
+// matters: combining the verdicts of independent keywords takes the
+// largest, because one certain violation makes the value invalid whatever
+// is unsure elsewhere.
+type verdict uint8
+
+const (
+	verdictValid verdict = iota
+	verdictUnsure
+	verdictInvalid
+)
 
 type quickType uint8
 
@@ -31,150 +55,234 @@ const (
 	qArray
 )
 
+// quickMaxDepth bounds the nesting of schemas (and of enum and const values)
+// that the quick path compiles; deeper ones go to the full validator.
+const quickMaxDepth = 16
+
 type quickNode struct {
-	types quickType
+	types quickType // zero: no "type" keyword, every type allowed
+	never bool      // the schema false
 
 	// objects
-	props      []quickProp
-	required   uint64
-	closed     bool // additionalProperties: false
-	extraProps *quickNode
+	props    []quickProp
+	required uint64 // bits of props
+	closed   bool   // additionalProperties: false
+	extra    *quickNode
 
 	// arrays
 	items              *quickNode
-	minItems, maxItems int
+	minItems, maxItems int // -1: absent
 
 	// strings
-	minLen, maxLen int
-	enum           []string // raw JSON of allowed scalar values, compared as written
+	minLen, maxLen int // -1: absent
 
 	// numbers
-	min, max float64
+	bounds []quickBound
+
+	// every kind
+	hasEnum  bool
+	enum     []quickValue
+	hasConst bool
+	constant quickValue
 }
 
+// A quickProp is a property named by "properties" (node != nil) or only by
+// "required" (node == nil).
 type quickProp struct {
 	name string
 	node *quickNode
 }
 
+type boundKind uint8
+
+const (
+	boundMin boundKind = iota
+	boundMax
+	boundExclMin
+	boundExclMax
+)
+
+type quickBound struct {
+	kind boundKind
+	num  decimal
+}
+
+// A quickValue is an enum or const value from the schema.
+type quickValue struct {
+	kind  byte // 'n' null, 'b' boolean, 's' string, 'd' number, 'a' array, 'o' object
+	b     bool
+	str   string
+	num   decimal
+	elems []quickValue // array elements, or object member values
+	keys  []string     // object member names, parallel to elems
+}
+
 // newQuickValidator returns nil when the schema uses anything outside the
 // subset.
 func newQuickValidator(raw []byte) *quickValidator {
-	var m map[string]any
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if d.Decode(&m) != nil {
+	v, err := decodeValue(raw)
+	if err != nil {
 		return nil
 	}
-	n := quickCompile(m, 0)
-	if n == nil || n.types != qObject {
+	if m, ok := v.(map[string]any); ok {
+		if d, ok := m["$schema"]; ok && !quickDialect(d) {
+			return nil
+		}
+	}
+	n := quickCompile(v, 0)
+	if n == nil {
 		return nil
 	}
 	return &quickValidator{root: n}
 }
 
-func quickCompile(m map[string]any, depth int) *quickNode {
-	if depth > 8 {
+// quickDialect reports whether $schema names a standard dialect in which the
+// subset means what the quick path implements. Draft-04 is left out: it has
+// no const and a boolean exclusiveMinimum.
+func quickDialect(v any) bool {
+	s, ok := v.(string)
+	if !ok {
+		return false
+	}
+	s = strings.TrimSuffix(s, "#")
+	if t, ok := strings.CutPrefix(s, "http://"); ok {
+		s = t
+	} else if t, ok := strings.CutPrefix(s, "https://"); ok {
+		s = t
+	} else {
+		return false
+	}
+	switch s {
+	case "json-schema.org/schema", "json-schema.org/draft/2020-12/schema", "json-schema.org/draft/2019-09/schema",
+		"json-schema.org/draft-07/schema", "json-schema.org/draft-06/schema":
+		return true
+	}
+	return false
+}
+
+func quickCompile(v any, depth int) *quickNode {
+	if depth > quickMaxDepth {
 		return nil
 	}
-	n := &quickNode{minItems: -1, maxItems: -1, minLen: -1, maxLen: -1, min: math.Inf(-1), max: math.Inf(1)}
+	n := &quickNode{minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
+	switch v := v.(type) {
+	case bool:
+		n.never = !v
+		return n
+	case map[string]any:
+		if !n.compileKeywords(v, depth) {
+			return nil
+		}
+		return n
+	}
+	return nil
+}
+
+func (n *quickNode) compileKeywords(m map[string]any, depth int) bool {
 	var required []any
 	for k, v := range m {
 		switch k {
-		case "description", "title", "default", "examples", "$comment", "$schema":
+		case "description", "title", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly":
+		case "$schema":
+			if depth != 0 {
+				return false
+			}
 		case "type":
 			switch t := v.(type) {
 			case string:
 				if n.types = typeBit(t); n.types == 0 {
-					return nil
+					return false
 				}
 			case []any:
+				if len(t) == 0 {
+					return false
+				}
 				for _, e := range t {
 					s, ok := e.(string)
 					if !ok || typeBit(s) == 0 {
-						return nil
+						return false
 					}
 					n.types |= typeBit(s)
 				}
 			default:
-				return nil
+				return false
 			}
 		case "properties":
 			props, ok := v.(map[string]any)
-			if !ok || len(props) > 64 {
-				return nil
+			if !ok {
+				return false
 			}
 			for name, ps := range props {
-				pm, ok := ps.(map[string]any)
-				if !ok {
-					return nil
-				}
-				pn := quickCompile(pm, depth+1)
+				pn := quickCompile(ps, depth+1)
 				if pn == nil {
-					return nil
+					return false
 				}
 				n.props = append(n.props, quickProp{name, pn})
 			}
 		case "required":
 			r, ok := v.([]any)
 			if !ok {
-				return nil
+				return false
 			}
 			required = r
 		case "additionalProperties":
-			switch a := v.(type) {
-			case bool:
-				n.closed = !a
-			case map[string]any:
-				if n.extraProps = quickCompile(a, depth+1); n.extraProps == nil {
-					return nil
-				}
-			default:
-				return nil
+			if b, ok := v.(bool); ok {
+				n.closed = !b
+				break
+			}
+			if n.extra = quickCompile(v, depth+1); n.extra == nil {
+				return false
 			}
 		case "items":
-			im, ok := v.(map[string]any)
-			if !ok {
-				return nil
-			}
-			if n.items = quickCompile(im, depth+1); n.items == nil {
-				return nil
+			if n.items = quickCompile(v, depth+1); n.items == nil {
+				return false
 			}
 		case "enum":
 			vals, ok := v.([]any)
-			if !ok || len(vals) == 0 {
-				return nil
+			if !ok {
+				return false
 			}
+			n.hasEnum = true
 			for _, e := range vals {
-				s, ok := e.(string)
+				qv, ok := compileValue(e, depth)
 				if !ok {
-					return nil // only string enums take the quick path
+					return false
 				}
-				b, _ := json.Marshal(s)
-				n.enum = append(n.enum, string(b))
+				n.enum = append(n.enum, qv)
 			}
-		case "minimum", "maximum":
+		case "const":
+			qv, ok := compileValue(v, depth)
+			if !ok {
+				return false
+			}
+			n.hasConst, n.constant = true, qv
+		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
 			num, ok := v.(json.Number)
 			if !ok {
-				return nil
+				return false
 			}
-			f, err := num.Float64()
-			if err != nil || len(num) > 15 {
-				return nil
+			d, ok := parseDecimal([]byte(num))
+			if !ok {
+				return false // the full validator cannot read it either
 			}
-			if k == "minimum" {
-				n.min = f
-			} else {
-				n.max = f
+			kind := boundMin
+			switch k {
+			case "maximum":
+				kind = boundMax
+			case "exclusiveMinimum":
+				kind = boundExclMin
+			case "exclusiveMaximum":
+				kind = boundExclMax
 			}
+			n.bounds = append(n.bounds, quickBound{kind, d})
 		case "minLength", "maxLength", "minItems", "maxItems":
 			num, ok := v.(json.Number)
 			if !ok {
-				return nil
+				return false
 			}
-			i, err := num.Int64()
+			i, err := strconv.ParseInt(string(num), 10, 64)
 			if err != nil || i < 0 || i > math.MaxInt32 {
-				return nil
+				return false
 			}
 			switch k {
 			case "minLength":
@@ -187,24 +295,62 @@ func quickCompile(m map[string]any, depth int) *quickNode {
 				n.maxItems = int(i)
 			}
 		default:
-			return nil
+			return false
 		}
-	}
-	if nonNull := n.types &^ qNull; n.types == 0 || nonNull&(nonNull-1) != 0 {
-		return nil // one type, optionally with null
 	}
 	for _, r := range required {
 		name, ok := r.(string)
 		if !ok {
-			return nil
+			return false
 		}
-		i := n.prop(name)
-		if i < 0 {
-			return nil // required but undeclared: leave it to the full validator
+		if n.prop(name) < 0 {
+			n.props = append(n.props, quickProp{name: name})
 		}
-		n.required |= 1 << i
+		n.required |= 1 << n.prop(name)
 	}
-	return n
+	return len(n.props) <= 64
+}
+
+// compileValue converts a decoded enum or const value.
+func compileValue(v any, depth int) (quickValue, bool) {
+	if depth > quickMaxDepth {
+		return quickValue{}, false
+	}
+	switch v := v.(type) {
+	case nil:
+		return quickValue{kind: 'n'}, true
+	case bool:
+		return quickValue{kind: 'b', b: v}, true
+	case string:
+		return quickValue{kind: 's', str: v}, true
+	case json.Number:
+		d, ok := parseDecimal([]byte(v))
+		return quickValue{kind: 'd', num: d}, ok
+	case []any:
+		qv := quickValue{kind: 'a', elems: make([]quickValue, len(v))}
+		for i, e := range v {
+			var ok bool
+			if qv.elems[i], ok = compileValue(e, depth+1); !ok {
+				return quickValue{}, false
+			}
+		}
+		return qv, true
+	case map[string]any:
+		if len(v) > 64 {
+			return quickValue{}, false
+		}
+		qv := quickValue{kind: 'o'}
+		for k, e := range v {
+			ev, ok := compileValue(e, depth+1)
+			if !ok {
+				return quickValue{}, false
+			}
+			qv.keys = append(qv.keys, k)
+			qv.elems = append(qv.elems, ev)
+		}
+		return qv, true
+	}
+	return quickValue{}, false
 }
 
 func typeBit(t string) quickType {
@@ -236,19 +382,22 @@ func (n *quickNode) prop(name string) int {
 	return -1
 }
 
+func (n *quickNode) allows(t quickType) bool { return n.types == 0 || n.types&t != 0 }
+
 // valid reports whether doc is certainly a valid instance. False means
 // "invalid or not sure".
 func (q *quickValidator) valid(doc []byte) bool {
+	return q.verdict(doc) == verdictValid
+}
+
+// verdict decides doc, or says it is unsure.
+func (q *quickValidator) verdict(doc []byte) verdict {
 	if !json.Valid(doc) {
-		return false
+		return verdictUnsure // the full validator writes the syntax error
 	}
 	s := quickScanner{b: doc}
 	s.space()
-	if !q.root.check(&s) {
-		return false
-	}
-	s.space()
-	return s.i == len(s.b)
+	return q.root.check(&s)
 }
 
 // quickScanner walks a document already known to be valid JSON.
@@ -268,20 +417,133 @@ func (s *quickScanner) space() {
 	}
 }
 
-// str returns the raw bytes of the string at s.i (quotes included) and
-// whether it has escapes.
-func (s *quickScanner) str() (raw []byte, escaped bool) {
-	start := s.i
+// A quickString is a string as written in the document, without its
+// quotes.
+type quickString struct {
+	raw     []byte
+	escaped bool // has a backslash escape
+	high    bool // has a byte >= 0x80 (perhaps invalid UTF-8)
+}
+
+// str reads the string at s.i.
+func (s *quickScanner) str() quickString {
 	s.i++
-	for s.b[s.i] != '"' {
-		if s.b[s.i] == '\\' {
-			escaped = true
-			s.i++
+	start := s.i
+	var q quickString
+	for {
+		c := s.b[s.i]
+		if c == '"' {
+			break
+		}
+		if c == '\\' {
+			q.escaped = true
+			s.i += 2
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			q.high = true
 		}
 		s.i++
 	}
+	q.raw = s.b[start:s.i]
 	s.i++
-	return s.b[start:s.i], escaped
+	return q
+}
+
+// decodeRune decodes the rune at raw[i] as encoding/json does and returns
+// the index after it: escapes are resolved, a surrogate pair makes one rune,
+// and a lone surrogate or a byte of invalid UTF-8 becomes U+FFFD.
+func decodeRune(raw []byte, i int) (rune, int) {
+	c := raw[i]
+	if c != '\\' {
+		if c < utf8.RuneSelf {
+			return rune(c), i + 1
+		}
+		r, size := utf8.DecodeRune(raw[i:])
+		return r, i + size
+	}
+	switch raw[i+1] {
+	case 'u':
+		r := hex4(raw[i+2 : i+6])
+		i += 6
+		if utf16.IsSurrogate(r) {
+			if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+				if d := utf16.DecodeRune(r, hex4(raw[i+2:i+6])); d != unicode.ReplacementChar {
+					return d, i + 6
+				}
+			}
+			return unicode.ReplacementChar, i
+		}
+		return r, i
+	case 'b':
+		return '\b', i + 2
+	case 'f':
+		return '\f', i + 2
+	case 'n':
+		return '\n', i + 2
+	case 'r':
+		return '\r', i + 2
+	case 't':
+		return '\t', i + 2
+	default: // '"', '\\', '/'
+		return rune(raw[i+1]), i + 2
+	}
+}
+
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// equal reports whether the decoded string is t, which is valid UTF-8 (it
+// was decoded by encoding/json).
+func (q quickString) equal(t string) bool {
+	if !q.escaped {
+		if string(q.raw) == t {
+			return true // t is valid UTF-8, so raw is, and decodes to itself
+		}
+		if !q.high {
+			return false
+		}
+	}
+	j := 0
+	for i := 0; i < len(q.raw); {
+		var r rune
+		r, i = decodeRune(q.raw, i)
+		if j >= len(t) {
+			return false
+		}
+		tr, size := utf8.DecodeRuneInString(t[j:])
+		if r != tr {
+			return false
+		}
+		j += size
+	}
+	return j == len(t)
+}
+
+// length is the number of code points in the decoded string.
+func (q quickString) length() int {
+	if !q.escaped {
+		// An invalid byte counts one here and decodes to one U+FFFD.
+		return utf8.RuneCount(q.raw)
+	}
+	n := 0
+	for i := 0; i < len(q.raw); n++ {
+		_, i = decodeRune(q.raw, i)
+	}
+	return n
 }
 
 // skip moves past one value.
@@ -317,137 +579,190 @@ func (s *quickScanner) skip() {
 	}
 }
 
-func (n *quickNode) check(s *quickScanner) bool {
+// check decides the value at s.i and moves past it.
+func (n *quickNode) check(s *quickScanner) verdict {
+	if n.never {
+		s.skip()
+		return verdictInvalid
+	}
+	res := verdictValid
+	if n.hasEnum || n.hasConst {
+		res = n.checkEnum(s)
+	}
+	var v verdict
 	switch c := s.b[s.i]; {
 	case c == '{':
-		return n.types&qObject != 0 && n.object(s)
+		if !n.allows(qObject) {
+			s.skip()
+			return verdictInvalid
+		}
+		v = n.object(s)
 	case c == '[':
-		return n.types&qArray != 0 && n.array(s)
+		if !n.allows(qArray) {
+			s.skip()
+			return verdictInvalid
+		}
+		v = n.array(s)
 	case c == '"':
-		if n.types&qString == 0 {
-			return false
-		}
-		raw, escaped := s.str()
-		if escaped {
-			return false
-		}
-		if n.enum != nil {
-			found := false
-			for _, e := range n.enum {
-				if e == string(raw) {
-					found = true
-					break
-				}
-			}
-			if !found {
-				return false
-			}
+		q := s.str()
+		if !n.allows(qString) {
+			return verdictInvalid
 		}
 		if n.minLen >= 0 || n.maxLen >= 0 {
-			l := utf8.RuneCount(raw) - 2
+			l := q.length()
 			if n.minLen >= 0 && l < n.minLen || n.maxLen >= 0 && l > n.maxLen {
-				return false
+				v = verdictInvalid
 			}
 		}
-		return true
 	case c == 't' || c == 'f':
-		if n.types&qBoolean == 0 || n.enum != nil {
-			return false
-		}
 		s.i += 4
 		if c == 'f' {
 			s.i++
 		}
-		return true
+		if !n.allows(qBoolean) {
+			return verdictInvalid
+		}
 	case c == 'n':
 		s.i += 4
-		return n.types&qNull != 0 && n.enum == nil
+		if !n.allows(qNull) {
+			return verdictInvalid
+		}
 	default:
-		return n.number(s)
+		v = n.number(s)
 	}
+	return max(res, v)
 }
 
-func (n *quickNode) number(s *quickScanner) bool {
+// checkEnum decides enum and const for the value at s.i, and leaves s.i
+// where it was.
+func (n *quickNode) checkEnum(s *quickScanner) verdict {
 	start := s.i
-	isInt := true
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		if c == '.' || c == 'e' || c == 'E' {
-			isInt = false
-		} else if !(c >= '0' && c <= '9' || c == '-' || c == '+') {
-			break
+	res := verdictValid
+	if n.hasConst {
+		res = s.equal(&n.constant)
+		s.i = start
+	}
+	if n.hasEnum {
+		match := verdictInvalid
+		for i := range n.enum {
+			v := s.equal(&n.enum[i])
+			s.i = start
+			if v == verdictValid {
+				match = verdictValid
+				break
+			}
+			match = min(match, v)
 		}
-		s.i++
+		res = max(res, match)
 	}
-	if n.enum != nil || n.types&(qNumber|qInteger) == 0 || !isInt && n.types&qNumber == 0 {
-		return false
-	}
-	if s.i-start > 15 {
-		return false // leave big numbers to the exact validator
-	}
-	if !math.IsInf(n.min, -1) || !math.IsInf(n.max, 1) {
-		f, err := strconv.ParseFloat(string(s.b[start:s.i]), 64)
-		if err != nil || f < n.min || f > n.max {
-			return false
-		}
-	}
-	return true
+	return res
 }
 
-func (n *quickNode) object(s *quickScanner) bool {
+func (n *quickNode) number(s *quickScanner) verdict {
+	d, ok := s.number()
+	if !n.allows(qNumber) {
+		if !n.allows(qInteger) {
+			return verdictInvalid
+		}
+		if !ok {
+			return verdictUnsure
+		}
+		if !d.isInt() {
+			return verdictInvalid
+		}
+	}
+	for i := range n.bounds {
+		if !ok {
+			return verdictUnsure
+		}
+		b := &n.bounds[i]
+		c := cmpDecimal(&d, &b.num)
+		switch {
+		case b.kind == boundMin && c < 0, b.kind == boundMax && c > 0,
+			b.kind == boundExclMin && c <= 0, b.kind == boundExclMax && c >= 0:
+			return verdictInvalid
+		}
+	}
+	return verdictValid
+}
+
+func (n *quickNode) object(s *quickScanner) verdict {
 	s.i++
-	var seen uint64
+	res := verdictValid
+	// seen, dup and bad are bits of n.props: present, present more than
+	// once, and some occurrence is invalid. Only the last occurrence of a
+	// key counts after decoding, so an invalid value of a repeated key
+	// proves nothing.
+	var seen, dup, bad uint64
 	s.space()
 	if s.b[s.i] == '}' {
 		s.i++
-		return n.required == 0
-	}
-	for {
-		s.space()
-		raw, escaped := s.str()
-		if escaped {
-			return false
-		}
-		key := raw[1 : len(raw)-1]
-		s.space()
-		s.i++ // ':'
-		s.space()
-		i := -1
-		for j := range n.props {
-			if n.props[j].name == string(key) {
-				i = j
+	} else {
+		for {
+			s.space()
+			key := s.str()
+			s.space()
+			s.i++ // ':'
+			s.space()
+			var node *quickNode
+			if i := n.lookup(key); i >= 0 {
+				bit := uint64(1) << i
+				dup |= seen & bit
+				seen |= bit
+				if node = n.props[i].node; node != nil {
+					switch node.check(s) {
+					case verdictInvalid:
+						bad |= bit
+					case verdictUnsure:
+						res = max(res, verdictUnsure)
+					}
+				}
+			}
+			if node == nil { // not in "properties"
+				switch {
+				case n.closed:
+					s.skip()
+					res = verdictInvalid // the key is there, however often
+				case n.extra != nil:
+					if n.extra.check(s) != verdictValid {
+						// Invalid would need to know the key is not
+						// repeated later: leave it to the full validator.
+						res = max(res, verdictUnsure)
+					}
+				default:
+					s.skip()
+				}
+			}
+			s.space()
+			if s.b[s.i] == '}' {
+				s.i++
 				break
 			}
+			s.i++ // ','
 		}
-		switch {
-		case i >= 0:
-			if seen&(1<<i) != 0 {
-				return false // duplicate key: let the full validator decide
-			}
-			seen |= 1 << i
-			if !n.props[i].node.check(s) {
-				return false
-			}
-		case n.closed:
-			return false
-		case n.extraProps != nil:
-			if !n.extraProps.check(s) {
-				return false
-			}
-		default:
-			s.skip()
-		}
-		s.space()
-		if s.b[s.i] == '}' {
-			s.i++
-			return seen&n.required == n.required
-		}
-		s.i++ // ','
 	}
+	if seen&n.required != n.required || bad&^dup != 0 {
+		return verdictInvalid
+	}
+	if bad&dup != 0 {
+		res = max(res, verdictUnsure)
+	}
+	return res
 }
 
-func (n *quickNode) array(s *quickScanner) bool {
+// lookup returns the index of the property named key, or -1.
+func (n *quickNode) lookup(key quickString) int {
+	for i := range n.props {
+		if key.equal(n.props[i].name) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (n *quickNode) array(s *quickScanner) verdict {
 	s.i++
+	res := verdictValid
 	count := 0
 	s.space()
 	if s.b[s.i] == ']' {
@@ -456,9 +771,7 @@ func (n *quickNode) array(s *quickScanner) bool {
 		for {
 			s.space()
 			if n.items != nil {
-				if !n.items.check(s) {
-					return false
-				}
+				res = max(res, n.items.check(s))
 			} else {
 				s.skip()
 			}
@@ -471,5 +784,291 @@ func (n *quickNode) array(s *quickScanner) bool {
 			s.i++
 		}
 	}
-	return (n.minItems < 0 || count >= n.minItems) && (n.maxItems < 0 || count <= n.maxItems)
+	if n.minItems >= 0 && count < n.minItems || n.maxItems >= 0 && count > n.maxItems {
+		return verdictInvalid
+	}
+	return res
+}
+
+// equal decides whether the value at s.i equals v (valid: equal, invalid:
+// not equal) and moves past it. Numbers are equal when their values are.
+func (s *quickScanner) equal(v *quickValue) verdict {
+	c := s.b[s.i]
+	kind := byte('d')
+	switch c {
+	case '{':
+		kind = 'o'
+	case '[':
+		kind = 'a'
+	case '"':
+		kind = 's'
+	case 't', 'f':
+		kind = 'b'
+	case 'n':
+		kind = 'n'
+	}
+	if kind != v.kind {
+		s.skip()
+		return verdictInvalid
+	}
+	switch kind {
+	case 'o':
+		return s.equalObject(v)
+	case 'a':
+		return s.equalArray(v)
+	case 's':
+		if s.str().equal(v.str) {
+			return verdictValid
+		}
+	case 'b':
+		s.skip()
+		if (c == 't') == v.b {
+			return verdictValid
+		}
+	case 'n':
+		s.i += 4
+		return verdictValid
+	default:
+		d, ok := s.number()
+		if !ok {
+			return verdictUnsure
+		}
+		if cmpDecimal(&d, &v.num) == 0 {
+			return verdictValid
+		}
+	}
+	return verdictInvalid
+}
+
+func (s *quickScanner) equalArray(v *quickValue) verdict {
+	s.i++
+	res := verdictValid
+	count := 0
+	s.space()
+	if s.b[s.i] == ']' {
+		s.i++
+	} else {
+		for {
+			s.space()
+			if count < len(v.elems) {
+				res = max(res, s.equal(&v.elems[count]))
+			} else {
+				s.skip()
+			}
+			count++
+			s.space()
+			if s.b[s.i] == ']' {
+				s.i++
+				break
+			}
+			s.i++
+		}
+	}
+	if count != len(v.elems) {
+		return verdictInvalid
+	}
+	return res
+}
+
+func (s *quickScanner) equalObject(v *quickValue) verdict {
+	s.i++
+	// Bits of v.keys: present, repeated, some occurrence unequal, some
+	// occurrence unsure.
+	var seen, dup, no, unsure uint64
+	unknown := false
+	s.space()
+	if s.b[s.i] == '}' {
+		s.i++
+	} else {
+		for {
+			s.space()
+			key := s.str()
+			s.space()
+			s.i++ // ':'
+			s.space()
+			j := -1
+			for k := range v.keys {
+				if key.equal(v.keys[k]) {
+					j = k
+					break
+				}
+			}
+			if j < 0 {
+				unknown = true
+				s.skip()
+			} else {
+				bit := uint64(1) << j
+				dup |= seen & bit
+				seen |= bit
+				switch s.equal(&v.elems[j]) {
+				case verdictInvalid:
+					no |= bit
+				case verdictUnsure:
+					unsure |= bit
+				}
+			}
+			s.space()
+			if s.b[s.i] == '}' {
+				s.i++
+				break
+			}
+			s.i++ // ','
+		}
+	}
+	all := uint64(1)<<len(v.keys) - 1
+	if len(v.keys) == 64 {
+		all = math.MaxUint64
+	}
+	if unknown || seen != all || no&^dup != 0 {
+		return verdictInvalid
+	}
+	if unsure != 0 || no != 0 {
+		return verdictUnsure
+	}
+	return verdictValid
+}
+
+// A decimal is a JSON number literal, read without converting it:
+// value = ±(ip.fp) × 10^exp, with ip and fp the digits as written.
+type decimal struct {
+	neg    bool
+	ip, fp []byte
+	exp    int64
+}
+
+// number reads the number at s.i. ok is false when the full validator could
+// not read it either: math/big's Rat.SetString, which it uses, refuses
+// exponents beyond ±1e6 once the fraction digits are counted in, and
+// exponents that overflow int64.
+func (s *quickScanner) number() (d decimal, ok bool) {
+	b, i := s.b, s.i
+	if b[i] == '-' {
+		d.neg = true
+		i++
+	}
+	start := i
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	d.ip = b[start:i]
+	if i < len(b) && b[i] == '.' {
+		i++
+		start = i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		d.fp = b[start:i]
+	}
+	ok = true
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		eneg := false
+		if b[i] == '+' || b[i] == '-' {
+			eneg = b[i] == '-'
+			i++
+		}
+		for i < len(b) && b[i] == '0' {
+			i++
+		}
+		start = i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		if i-start > 15 {
+			ok = false
+		} else {
+			for _, c := range b[start:i] {
+				d.exp = d.exp*10 + int64(c-'0')
+			}
+			if eneg {
+				d.exp = -d.exp
+			}
+		}
+	}
+	s.i = i
+	if _, nd, _ := d.digits(); ok && nd > 0 {
+		if e := d.exp - int64(len(d.fp)); e > 1e6 || e < -1e6 {
+			ok = false
+		}
+	}
+	return d, ok
+}
+
+// parseDecimal reads a whole number literal.
+func parseDecimal(lit []byte) (decimal, bool) {
+	if len(lit) == 0 {
+		return decimal{}, false
+	}
+	s := quickScanner{b: lit}
+	d, ok := s.number()
+	return d, ok && s.i == len(lit)
+}
+
+func (d *decimal) at(k int) byte {
+	if k < len(d.ip) {
+		return d.ip[k]
+	}
+	return d.fp[k-len(d.ip)]
+}
+
+// digits returns the significant digits as the index of the first one and
+// their count nd, and the place of the decimal point: the value is
+// ±0.d₁d₂…d_nd × 10^point. nd is zero for zero.
+func (d *decimal) digits() (lead, nd int, point int64) {
+	l := len(d.ip) + len(d.fp)
+	for lead < l && d.at(lead) == '0' {
+		lead++
+	}
+	if lead == l {
+		return lead, 0, 0
+	}
+	end := l
+	for d.at(end-1) == '0' {
+		end--
+	}
+	return lead, end - lead, int64(len(d.ip)-lead) + d.exp
+}
+
+func (d *decimal) isInt() bool {
+	_, nd, point := d.digits()
+	return nd == 0 || int64(nd) <= point
+}
+
+// cmpDecimal compares the values of a and b exactly: -1, 0 or +1.
+func cmpDecimal(a, b *decimal) int {
+	la, na, pa := a.digits()
+	lb, nb, pb := b.digits()
+	sa, sb := sign(a.neg, na), sign(b.neg, nb)
+	if sa != sb || sa == 0 {
+		return cmp.Compare(sa, sb)
+	}
+	m := 0
+	if pa != pb {
+		m = cmp.Compare(pa, pb)
+	} else {
+		for k := range max(na, nb) {
+			da, db := byte('0'), byte('0')
+			if k < na {
+				da = a.at(la + k)
+			}
+			if k < nb {
+				db = b.at(lb + k)
+			}
+			if da != db {
+				m = cmp.Compare(da, db)
+				break
+			}
+		}
+	}
+	return m * sa
+}
+
+func sign(neg bool, nd int) int {
+	switch {
+	case nd == 0:
+		return 0
+	case neg:
+		return -1
+	}
+	return 1
 }
