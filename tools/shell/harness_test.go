@@ -2,11 +2,13 @@ package shell
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -26,6 +28,7 @@ type harness struct {
 	jobs  *Jobs
 	s     *shell
 	since uint64 // clock ticks before the first command
+	tag   string // harnessVar=<random>, in the environment of every process the test starts
 	fds   int
 	n     atomic.Int64
 }
@@ -33,6 +36,12 @@ type harness struct {
 func newHarness(t *testing.T, cfg Config, withJobs bool) *harness {
 	t.Helper()
 	h := &harness{t: t, dir: t.TempDir()}
+	// Other tests and other wield processes may run shell commands on this
+	// machine at the same time; a tag in the environment of everything this
+	// test starts tells its processes from theirs.
+	token := rand.Text()
+	t.Setenv(harnessVar, token)
+	h.tag = harnessVar + "=" + token
 	var err error
 	if h.root, err = os.OpenRoot(h.dir); err != nil {
 		t.Fatal(err)
@@ -110,7 +119,7 @@ func (h *harness) job(id string) *proc {
 // assertClean checks that nothing of the commands run so far survives.
 func (h *harness) assertClean() {
 	h.t.Helper()
-	if ps := shellProcesses(h.since); len(ps) > 0 {
+	if ps := shellProcesses(h.since, h.tag); len(ps) > 0 {
 		h.t.Errorf("processes of commands survive:\n%s", strings.Join(ps, "\n"))
 	}
 	if g := shellGoroutines(); g != "" {
@@ -147,9 +156,14 @@ func data(t *testing.T, res tool.Result) RunData {
 	return d
 }
 
-// shellProcesses lists the live processes started since ticks that carry
-// a command marker: nothing a command started should outlive it.
-func shellProcesses(since uint64) []string {
+// harnessVar is set in the environment of a test that uses a harness, to
+// a value of its own.
+const harnessVar = "WIELD_SHELL_TEST_RUN"
+
+// shellProcesses lists the live processes started since ticks whose
+// environment holds tag: the commands of one harness, and their
+// supervisors. Nothing a command started should outlive it.
+func shellProcesses(since uint64, tag string) []string {
 	names, _ := os.ReadDir("/proc")
 	var out []string
 	buf := make([]byte, 1024)
@@ -164,7 +178,7 @@ func shellProcesses(since uint64) []string {
 			continue
 		}
 		env, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-		if bytes.Contains(env, []byte(markerVar+"=")) {
+		if slices.ContainsFunc(bytes.Split(env, []byte{0}), func(kv []byte) bool { return string(kv) == tag }) {
 			cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 			out = append(out, fmt.Sprintf("pid %d (%c, session %d): %s", pid, p.state, p.sid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
 		}

@@ -2,6 +2,8 @@ package shell
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -140,10 +142,60 @@ func TestParseStat(t *testing.T) {
 	}
 }
 
+// FuzzParseStat formats /proc/PID/stat lines the way the kernel does
+// (fs/proc/array.c), from fields the fuzzer picks, with command names
+// that hold spaces, parentheses and newlines, and checks that parseStat
+// gives the fields back.
 func FuzzParseStat(f *testing.F) {
-	f.Add([]byte("1234 (a (weird) name) S 1 1234 1234 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 98765 1000\n"))
-	f.Add([]byte("1 ()) R 0 0 0"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		parseStat(b) // must not panic
+	f.Add(uint32(1234), []byte("a (weird) name"), byte('S'), uint32(1), uint32(1234), uint32(1234), uint64(98765), int64(0))
+	f.Add(uint32(1), []byte(")"), byte('R'), uint32(0), uint32(0), uint32(0), uint64(0), int64(-1))
+	f.Add(uint32(7), []byte(") R 1 2 3 4"), byte('Z'), uint32(2), uint32(3), uint32(4), uint64(1<<63), int64(42))
+	f.Add(uint32(4194304), []byte("x)\n(y"), byte('D'), uint32(4194303), uint32(1), uint32(1), uint64(18446744073709551615), int64(7))
+	f.Fuzz(func(t *testing.T, pid uint32, comm []byte, state byte, ppid, pgid, sid uint32, start uint64, seed int64) {
+		// The kernel's names are at most 15 bytes with no NUL (64 for
+		// kernel threads); fuzz longer ones all the same.
+		comm = bytes.ReplaceAll(comm, []byte{0}, nil)
+		if len(comm) > 64 {
+			comm = comm[:64]
+		}
+		const states = "RSDTtXZPIKWx"
+		want := pinfo{pid: int(pid%(1<<22)) + 1, ppid: int(ppid % (1 << 22)), pgid: int(pgid % (1 << 22)),
+			sid: int(sid % (1 << 22)), state: states[int(state)%len(states)], start: start}
+		line := formatStat(want, comm, seed)
+		got, ok := parseStat(line)
+		if !ok || got != want {
+			t.Errorf("parseStat(%q) = %+v, %v; want %+v", line, got, ok, want)
+		}
+		// A line cut short before the start time must be refused, not
+		// misread.
+		cut := line[:bytes.LastIndexByte(line, ')')+2+len(fmt.Sprintf("%c", want.state))]
+		if p, ok := parseStat(cut); ok {
+			t.Errorf("parseStat(%q) = %+v, want a failure for a truncated line", cut, p)
+		}
 	})
+}
+
+// formatStat writes p as the kernel writes /proc/PID/stat: pid, (comm),
+// state, ppid, pgrp, session, then the other fields up to and past the
+// start time (field 22), which are filled from seed and may be negative.
+func formatStat(p pinfo, comm []byte, seed int64) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%d (%s) %c %d %d %d", p.pid, comm, p.state, p.ppid, p.pgid, p.sid)
+	r := rand.New(rand.NewPCG(uint64(seed), 0))
+	for field := 7; field <= 52; field++ {
+		if field == 22 {
+			fmt.Fprintf(&b, " %d", p.start)
+			continue
+		}
+		v := r.Int64()
+		switch r.IntN(3) {
+		case 0:
+			v %= 100
+		case 1:
+			v = -v % 1000
+		}
+		fmt.Fprintf(&b, " %d", v)
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
 }
