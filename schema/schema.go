@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"math/big"
 	"slices"
 	"strconv"
@@ -145,7 +147,23 @@ func (s *Schema) Validate(args []byte) error {
 
 // ValidateValue validates an already decoded value, as produced by
 // encoding/json with UseNumber (numbers as [json.Number]).
-func (s *Schema) ValidateValue(v any) error {
+//
+// A number whose exponent math/big cannot read (beyond about ±1e6) is a
+// violation wherever the schema compares it with a bound.
+func (s *Schema) ValidateValue(v any) (verr error) {
+	defer func() {
+		// santhosh-tekuri/jsonschema reads numbers with big.Rat.SetString and
+		// dereferences the nil it returns for such exponents (minimum,
+		// maximum, multipleOf, uniqueItems). Anything else is re-raised.
+		if r := recover(); r != nil {
+			var vs []Violation
+			unreadableNumbers(v, nil, &vs)
+			if len(vs) == 0 {
+				panic(r)
+			}
+			verr = &ValidationError{Violations: vs}
+		}
+	}()
 	err := s.compiled.Validate(v)
 	if err == nil {
 		return nil
@@ -226,6 +244,12 @@ func kindMessage(k jsonschema.ErrorKind) string {
 		return fmt.Sprintf("must be at least %s, got %s", ratString(k.Want), ratString(k.Got))
 	case *kind.Maximum:
 		return fmt.Sprintf("must be at most %s, got %s", ratString(k.Want), ratString(k.Got))
+	case *kind.ExclusiveMinimum:
+		return fmt.Sprintf("must be greater than %s, got %s", ratString(k.Want), ratString(k.Got))
+	case *kind.ExclusiveMaximum:
+		return fmt.Sprintf("must be less than %s, got %s", ratString(k.Want), ratString(k.Got))
+	case *kind.MultipleOf:
+		return fmt.Sprintf("must be a multiple of %s, got %s", ratString(k.Want), ratString(k.Got))
 	case *kind.MinLength:
 		return fmt.Sprintf("must be at least %d characters long, got %d", k.Want, k.Got)
 	case *kind.MaxLength:
@@ -244,14 +268,98 @@ func kindMessage(k jsonschema.ErrorKind) string {
 	return k.LocalizedString(printer)
 }
 
+// ratString writes r exactly, as a JSON number would: every number in a
+// schema or a document is a terminating decimal. Plain notation is used
+// while the decimal exponent is within [-7, 21), like JavaScript, and
+// scientific notation ("1e-400") outside it. A ratio that is not a
+// terminating decimal is written as a fraction.
 func ratString(r *big.Rat) string {
 	if r == nil {
 		return "?"
 	}
-	if r.IsInt() {
-		return r.Num().String()
+	// r = num / (2^a × 5^b) = num × 2^(k-a) × 5^(k-b) / 10^k with k = max(a, b).
+	den := r.Denom()
+	a := den.TrailingZeroBits()
+	odd := new(big.Int).Rsh(den, a)
+	b, ok := log5(odd)
+	if !ok {
+		return r.RatString()
 	}
-	return r.FloatString(6)
+	k := max(a, b)
+	n := new(big.Int).Abs(r.Num())
+	n.Mul(n, new(big.Int).Lsh(big.NewInt(1), k-a))
+	n.Mul(n, new(big.Int).Exp(big.NewInt(5), big.NewInt(int64(k-b)), nil))
+	digits := n.String()
+	exp := -int64(k) // value = digits × 10^exp
+	for len(digits) > 1 && digits[len(digits)-1] == '0' {
+		digits = digits[:len(digits)-1]
+		exp++
+	}
+	var sb strings.Builder
+	if r.Sign() < 0 {
+		sb.WriteByte('-')
+	}
+	switch x := int64(len(digits)) - 1 + exp; {
+	case digits == "0":
+		sb.WriteByte('0')
+	case x < -7 || x >= 21:
+		sb.WriteString(digits[:1])
+		if len(digits) > 1 {
+			sb.WriteByte('.')
+			sb.WriteString(digits[1:])
+		}
+		sb.WriteByte('e')
+		sb.WriteString(strconv.FormatInt(x, 10))
+	case exp >= 0:
+		sb.WriteString(digits)
+		sb.WriteString(strings.Repeat("0", int(exp)))
+	case int64(len(digits))+exp > 0:
+		p := int64(len(digits)) + exp
+		sb.WriteString(digits[:p])
+		sb.WriteByte('.')
+		sb.WriteString(digits[p:])
+	default:
+		sb.WriteString("0.")
+		sb.WriteString(strings.Repeat("0", int(-exp)-len(digits)))
+		sb.WriteString(digits)
+	}
+	return sb.String()
+}
+
+// log5 returns b when n is 5^b.
+func log5(n *big.Int) (uint, bool) {
+	if n.Sign() <= 0 {
+		return 0, false
+	}
+	// 5^b has floor(b × log2(5)) + 1 bits.
+	guess := int64(float64(n.BitLen()-1) / math.Log2(5))
+	five := big.NewInt(5)
+	for b := max(guess-1, 0); b <= guess+1; b++ {
+		if new(big.Int).Exp(five, big.NewInt(b), nil).Cmp(n) == 0 {
+			return uint(b), true
+		}
+	}
+	return 0, false
+}
+
+// unreadableNumbers appends a violation for every number in v that
+// big.Rat.SetString cannot read.
+func unreadableNumbers(v any, loc []string, out *[]Violation) {
+	switch v := v.(type) {
+	case json.Number:
+		if _, ok := new(big.Rat).SetString(string(v)); !ok {
+			*out = append(*out, Violation{Pointer: pointer(loc),
+				Message: "number " + string(v) + " is out of range (its exponent is beyond what can be compared)"})
+		}
+	case []any:
+		for i, e := range v {
+			unreadableNumbers(e, append(loc, strconv.Itoa(i)), out)
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			unreadableNumbers(v[k], append(loc, k), out)
+		}
+	}
 }
 
 func pointer(loc []string) string {
