@@ -55,16 +55,21 @@ type shellVerdict struct {
 
 // judgeShell decides a command line: every simple command is judged on its
 // own and the strictest decision wins. An allow needs every command
-// allowed; a command no rule covers falls back to ask.
+// allowed and nothing on the line that can evaluate data as code (see
+// design/shell-policy.md): a rule vouches for the commands written on
+// the line, and x[$(cmd)] in a variable's value runs cmd in an
+// arithmetic context that no rule has seen. A command no rule covers
+// falls back to ask.
 func (p *Policy) judgeShell(toolName, line string) (tool.Decision, bool) {
-	cmds, err := shellcmd.Split(line)
+	parsed, err := shellcmd.Parse(line)
 	if err != nil {
 		return tool.Decision{Verdict: tool.Ask, Reason: fmt.Sprintf("the command line could not be parsed (%v), so no rule can vouch for it", err)}, true
 	}
+	cmds := parsed.Commands
 	if len(cmds) == 0 {
 		return tool.Decision{}, false
 	}
-	allowed := 0
+	allowed, blocked := 0, false
 	var ask []string
 	for _, c := range cmds {
 		v := p.judgeCommand(toolName, c, line)
@@ -74,8 +79,15 @@ func (p *Policy) judgeShell(toolName, line string) (tool.Decision, bool) {
 		case tool.Ask:
 			ask = append(ask, v.reason)
 		case tool.Allow:
+			if len(parsed.Evals) > 0 {
+				blocked = true
+				continue
+			}
 			allowed++
 		}
+	}
+	if blocked {
+		ask = append(ask, dataAsCode(parsed.Evals))
 	}
 	if len(ask) > 0 {
 		return tool.Decision{Verdict: tool.Ask, Reason: strings.Join(ask, "; ")}, true
@@ -84,6 +96,20 @@ func (p *Policy) judgeShell(toolName, line string) (tool.Decision, bool) {
 		return tool.Decision{Verdict: tool.Allow, Reason: "every command is allowed by a rule"}, true
 	}
 	return tool.Decision{}, false // some commands matched no rule: the mode decides
+}
+
+// dataAsCode explains why a line with evals cannot be allowed by a rule.
+func dataAsCode(evals []shellcmd.Eval) string {
+	const show = 3
+	var parts []string
+	for i, e := range evals {
+		if i == show {
+			parts = append(parts, fmt.Sprintf("and %d more", len(evals)-show))
+			break
+		}
+		parts = append(parts, e.String())
+	}
+	return strings.Join(parts, "; ") + ", so no allow rule can vouch for this line"
 }
 
 // judgeCommand decides one simple command against the shell rules.

@@ -140,13 +140,22 @@ func (c Command) Name() string {
 // commands. Split returns an error, whose message gives the line and
 // column, when line does not parse.
 func Split(line string) ([]Command, error) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	f, err := parse(line)
 	if err != nil {
-		return nil, fmt.Errorf("parse command line: %w", err)
+		return nil, err
 	}
 	s := splitter{line: line}
 	s.stmts(f.Stmts, 0, nil)
 	return s.cmds, nil
+}
+
+// parse parses line with the Bash grammar.
+func parse(line string) (*syntax.File, error) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	if err != nil {
+		return nil, fmt.Errorf("parse command line: %w", err)
+	}
+	return f, nil
 }
 
 type splitter struct {
