@@ -54,7 +54,9 @@ func ExampleParseConfig() {
 		"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."], "call_timeout": "1m", "trust": true}
 	}}`)
 	env := map[string]string{"GITHUB_TOKEN": "t0ken"}
-	servers, err := mcp.ParseConfig(file, &mcp.LoadOptions{LookupEnv: func(k string) (string, bool) {
+	// "trust" counts only in the user's own file; LoadConfig knows which
+	// that is.
+	servers, err := mcp.ParseConfig(file, &mcp.LoadOptions{FromUser: true, LookupEnv: func(k string) (string, bool) {
 		v, ok := env[k]
 		return v, ok
 	}})

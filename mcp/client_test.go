@@ -113,8 +113,9 @@ func TestManager_InMemory(t *testing.T) {
 	t.Run("spec", func(t *testing.T) {
 		e, _ := reg.Lookup("mcp__mem__echo")
 		spec := e.Spec()
-		if got := spec.Annotations; got != (tool.Annotations{ReadOnly: true, ParallelSafe: true}) {
-			t.Errorf("echo annotations = %+v, want read-only, parallel-safe, closed world", got)
+		// The server is not trusted: its read-only claim is a label.
+		if got := spec.Annotations; got != (tool.Annotations{Destructive: true, OpenWorld: true}) {
+			t.Errorf("echo annotations = %+v, want destructive, open world (an untrusted server's)", got)
 		}
 		if !strings.HasPrefix(spec.Description, "Echoes text.") || !strings.Contains(spec.Description, `MCP server "mem"`) {
 			t.Errorf("echo description = %q", spec.Description)
@@ -126,7 +127,10 @@ func TestManager_InMemory(t *testing.T) {
 		if got := d.Spec().Annotations; got != (tool.Annotations{Destructive: true, OpenWorld: true}) {
 			t.Errorf("delete annotations = %+v, want destructive, open world", got)
 		}
-		if o, ok := m.Origin("mcp__mem__echo"); !ok || o != (Origin{Server: "mem", Tool: "echo"}) {
+		if o, ok := m.Origin("mcp__mem__echo"); !ok || o != (Origin{Server: "mem", Tool: "echo", Hints: Hints{ReadOnly: true}}) {
+			t.Errorf("Origin = %+v, %v", o, ok)
+		}
+		if o, ok := m.Origin("mcp__mem__delete"); !ok || o != (Origin{Server: "mem", Tool: "delete", Hints: Hints{Destructive: true, OpenWorld: true}}) {
 			t.Errorf("Origin = %+v, %v", o, ok)
 		}
 	})
@@ -362,7 +366,9 @@ func TestManager_WieldServer(t *testing.T) {
 	}
 	hs := httptest.NewServer(srv.HTTPHandler(nil))
 	t.Cleanup(hs.Close) // after the manager's Close, which ends its requests
-	m := newTestManager(t, map[string]ServerConfig{"http": {URL: hs.URL}, "stdio": testServer(t, "wield")}, nil)
+	stdio := testServer(t, "wield")
+	stdio.Trust = true
+	m := newTestManager(t, map[string]ServerConfig{"http": {URL: hs.URL, Trust: true}, "stdio": stdio}, nil)
 	r := runner(mountAll(t, m), nil)
 	for _, name := range []string{"mcp__http__echo", "mcp__stdio__echo"} {
 		res := call(t, r, name, `{"text":"round trip"}`)
@@ -373,7 +379,8 @@ func TestManager_WieldServer(t *testing.T) {
 			t.Errorf("%s: structured = %s", name, d.Structured)
 		}
 	}
-	// wield's server marks echo read-only and closed-world.
+	// wield's server marks echo read-only and closed-world, and the user
+	// trusts it.
 	e, _ := m.Tool(t.Context(), "mcp__http__echo")
 	if a := e.Spec().Annotations; !a.ReadOnly || a.OpenWorld || a.Destructive {
 		t.Errorf("annotations = %+v", a)

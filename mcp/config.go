@@ -73,8 +73,15 @@ type ServerConfig struct {
 	StartupTimeout Duration `json:"startup_timeout,omitzero"`
 	CallTimeout    Duration `json:"call_timeout,omitzero"`
 
-	// Trust reports whether the user trusts the server's read-only tools:
-	// a policy may run them without asking. See [Manager.Origin].
+	// Trust reports whether the user trusts the server: only then are the
+	// annotations its tools claim (readOnlyHint and the others) the
+	// tools' [tool.Annotations], so that a policy may run a read-only one
+	// without asking; the tools of other servers are annotated as
+	// destructive and open-world, whatever they claim. See [Origin].
+	//
+	// Only the user's own configuration may set it: [LoadConfig] and
+	// [ParseConfig] ignore it, with an error, in any other file, since a
+	// project's .mcp.json or .wield/mcp.json comes with the repository.
 	Trust bool `json:"trust,omitempty"`
 
 	// Transport, when set, connects to an in-process server instead of
@@ -265,10 +272,13 @@ func (d Duration) MarshalJSON() ([]byte, error) {
 // same name in an earlier one, so a project can override or disable
 // ("enabled": false) a server of the user's. This is the order wield's
 // other settings use: the workspace beats the user.
+//
+// Only the first is the user's own: "trust" is honoured there and nowhere
+// else (see [ServerConfig.Trust]).
 func ConfigFiles(ws string) []string {
 	var files []string
-	if dir, err := os.UserConfigDir(); err == nil {
-		files = append(files, filepath.Join(dir, "wield", "mcp.json"))
+	if f := userConfigFile(nil); f != "" {
+		files = append(files, f)
 	}
 	return append(files, filepath.Join(ws, ".mcp.json"), filepath.Join(ws, ".wield", "mcp.json"))
 }
@@ -278,6 +288,38 @@ func ConfigFiles(ws string) []string {
 type LoadOptions struct {
 	// LookupEnv resolves ${VAR} references; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// UserConfig is the user's own configuration file, the only file in
+	// which [LoadConfig] honours "trust". Empty means the user's file of
+	// [ConfigFiles], ~/.config/wield/mcp.json.
+	UserConfig string
+	// FromUser reports whether the data given to [ParseConfig] is the
+	// user's own configuration, in which "trust" is honoured. LoadConfig
+	// ignores it and decides for each file by UserConfig.
+	FromUser bool
+}
+
+// userConfigFile returns the user's own configuration file, or "" if
+// there is none.
+func userConfigFile(opts *LoadOptions) string {
+	if opts != nil && opts.UserConfig != "" {
+		return opts.UserConfig
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "wield", "mcp.json")
+}
+
+// samePath reports whether a and b name the same file, comparing their
+// absolute, cleaned forms.
+func samePath(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
 }
 
 // LoadConfig reads the MCP server definitions of the files that exist
@@ -289,6 +331,10 @@ type LoadOptions struct {
 // in command, args, env, url and headers are replaced by environment
 // variables; an unset variable without a default is an error.
 //
+// "trust" is honoured only in the user's own configuration
+// (opts.UserConfig); in any other file it is ignored, with an error, and
+// the server is kept, untrusted.
+//
 // LoadConfig returns every server it could read, even when it also returns
 // an error: a file that cannot be read or parsed, or a server whose
 // definition is invalid, is reported (by file and server name) and left
@@ -296,6 +342,7 @@ type LoadOptions struct {
 func LoadConfig(paths []string, opts *LoadOptions) (map[string]ServerConfig, error) {
 	out := map[string]ServerConfig{}
 	var errs []error
+	user := userConfigFile(opts)
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -305,7 +352,11 @@ func LoadConfig(paths []string, opts *LoadOptions) (map[string]ServerConfig, err
 			errs = append(errs, fmt.Errorf("mcp config: %w", err))
 			continue
 		}
-		servers, err := ParseConfig(data, opts)
+		fileOpts := LoadOptions{FromUser: samePath(p, user)}
+		if opts != nil {
+			fileOpts.LookupEnv = opts.LookupEnv
+		}
+		servers, err := ParseConfig(data, &fileOpts)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("mcp config %s: %w", p, err))
 		}
@@ -318,12 +369,14 @@ func LoadConfig(paths []string, opts *LoadOptions) (map[string]ServerConfig, err
 }
 
 // ParseConfig parses one configuration file's contents; see [LoadConfig].
-// It returns the valid servers even when it also returns an error.
+// "trust" is honoured only when opts.FromUser is set. It returns the valid
+// servers even when it also returns an error.
 func ParseConfig(data []byte, opts *LoadOptions) (map[string]ServerConfig, error) {
 	lookup := os.LookupEnv
 	if opts != nil && opts.LookupEnv != nil {
 		lookup = opts.LookupEnv
 	}
+	fromUser := opts != nil && opts.FromUser
 	var file struct {
 		MCPServers map[string]json.RawMessage `json:"mcpServers"`
 	}
@@ -347,6 +400,10 @@ func ParseConfig(data []byte, opts *LoadOptions) (map[string]ServerConfig, error
 		if err := sc.Validate(name); err != nil {
 			errs = append(errs, err)
 			continue
+		}
+		if sc.Trust && !fromUser {
+			sc.Trust = false
+			errs = append(errs, fmt.Errorf(`mcp server %q: "trust" is ignored: only the user's own mcp.json may trust a server, not a project's file; its tools' annotations are taken as untrusted hints`, name))
 		}
 		out[name] = sc
 	}

@@ -23,10 +23,11 @@ func TestParseConfig(t *testing.T) {
 	no := false
 	vars := map[string]string{"HOME": "/home/u", "TOKEN": "t0k", "EMPTY": ""}
 	tests := []struct {
-		name  string
-		file  string
-		want  map[string]ServerConfig
-		error []string // substrings of the error; empty means none
+		name     string
+		file     string
+		fromUser bool // the user's own file, where "trust" is honoured
+		want     map[string]ServerConfig
+		error    []string // substrings of the error; empty means none
 	}{
 		{name: "claude desktop stdio",
 			file: `{"mcpServers":{"fs":{"command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","${HOME}/src"],"env":{"DEBUG":"1"}}}}`,
@@ -39,9 +40,14 @@ func TestParseConfig(t *testing.T) {
 				"gh":  {Type: "http", URL: "https://api.example.com/mcp", Headers: map[string]string{"Authorization": "Bearer t0k"}},
 				"old": {Type: "sse", URL: "http://127.0.0.1:9/sse"}}},
 		{name: "wield extras",
-			file: `{"mcpServers":{"x":{"command":"x","enabled":false,"include":["read_*"],"exclude":["read_secret"],"startup_timeout":5,"call_timeout":"90s","trust":true}}}`,
+			file:     `{"mcpServers":{"x":{"command":"x","enabled":false,"include":["read_*"],"exclude":["read_secret"],"startup_timeout":5,"call_timeout":"90s","trust":true}}}`,
+			fromUser: true,
 			want: map[string]ServerConfig{"x": {Command: "x", Enabled: &no, Include: []string{"read_*"}, Exclude: []string{"read_secret"},
 				StartupTimeout: Duration(5 * time.Second), CallTimeout: Duration(90 * time.Second), Trust: true}}},
+		{name: "trust outside the user's file is ignored",
+			file:  `{"mcpServers":{"x":{"command":"x","trust":true},"y":{"command":"y"}}}`,
+			want:  map[string]ServerConfig{"x": {Command: "x"}, "y": {Command: "y"}},
+			error: []string{`mcp server "x": "trust" is ignored: only the user's own mcp.json may trust a server`}},
 		{name: "defaults and other keys ignored",
 			file: `{"permissions":{},"mcpServers":{"x":{"command":"x","cwd":"ignored","args":["${EMPTY:-d}","${TOKEN:-d}"]}}}`,
 			want: map[string]ServerConfig{"x": {Command: "x", Args: []string{"d", "t0k"}}}},
@@ -89,7 +95,9 @@ func TestParseConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseConfig([]byte(tt.file), env(vars))
+			opts := env(vars)
+			opts.FromUser = tt.fromUser
+			got, err := ParseConfig([]byte(tt.file), opts)
 			if len(tt.error) == 0 && err != nil {
 				t.Fatalf("ParseConfig: %v", err)
 			}
@@ -114,11 +122,13 @@ func TestLoadConfig(t *testing.T) {
 		}
 		return p
 	}
-	user := write("user.json", `{"mcpServers":{"a":{"command":"user-a"},"b":{"command":"user-b","trust":true},"c":{"command":"user-c"}}}`)
+	user := write("user.json", `{"mcpServers":{"a":{"command":"user-a"},"b":{"command":"user-b","trust":true},"c":{"command":"user-c"},"u":{"command":"user-u","trust":true}}}`)
 	project := write("project.json", `{"mcpServers":{"b":{"url":"http://project/b"},"c":{"enabled":false}}}`)
 	broken := write("broken.json", `{"mcpServers":`)
 	local := write("local.json", `{"mcpServers":{"d":{"command":"local-d"},"e":{"url":"bad"}}}`)
-	got, err := LoadConfig([]string{user, filepath.Join(dir, "missing.json"), project, broken, local}, env(nil))
+	opts := env(nil)
+	opts.UserConfig = user
+	got, err := LoadConfig([]string{user, filepath.Join(dir, "missing.json"), project, broken, local}, opts)
 	if err == nil || !strings.Contains(err.Error(), "mcp config "+broken) || !strings.Contains(err.Error(), `mcp server "e"`) {
 		t.Errorf("error = %v, want the broken file and server e named", err)
 	}
@@ -126,6 +136,7 @@ func TestLoadConfig(t *testing.T) {
 	want := map[string]ServerConfig{
 		"a": {Command: "user-a", Source: user},
 		"b": {URL: "http://project/b", Source: project}, // replaced whole: no trust
+		"u": {Command: "user-u", Source: user, Trust: true},
 		"c": {Enabled: &no, Source: project},
 		"d": {Command: "local-d", Source: local},
 	}

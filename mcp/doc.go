@@ -34,4 +34,15 @@
 // their schemas are untrusted (references inlined, depth and size capped,
 // invalid tools skipped with a warning); their text results are marked as
 // untrusted data for the model. [Manager.Close] stops every child.
+//
+// # Trust
+//
+// What a server says of its tools (readOnlyHint, destructiveHint and the
+// other annotations) is, in the MCP specification's words, untrusted
+// unless the server is trusted. Only the user's own mcp.json can trust a
+// server ("trust": true), never a project's file, which comes with the
+// repository. The tools of any other server are annotated as destructive,
+// open-world and not parallel-safe, so a permission policy asks before
+// running them and plan mode leaves them out, whatever the server claims;
+// the claims are kept as labels in [Origin.Hints].
 package mcp

@@ -133,11 +133,17 @@ func TestInterop_Filesystem(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, reg := interopMount(t, "fs", ServerConfig{Command: bin, Args: []string{dir}, Trust: true})
-	if o, ok := m.Origin(ToolName("fs", "read_text_file")); !ok || !o.Trusted {
+	if o, ok := m.Origin(ToolName("fs", "read_text_file")); !ok || !o.Trusted || !o.Hints.ReadOnly {
 		t.Errorf("read_text_file origin = %+v: a read-only tool of a trusted server", o)
 	}
-	if o, _ := m.Origin(ToolName("fs", "edit_file")); o.Trusted {
-		t.Errorf("edit_file origin = %+v: a writing tool is never trusted", o)
+	for name, readOnly := range map[string]bool{"read_text_file": true, "edit_file": false} {
+		tl, err := reg.Lookup(ToolName("fs", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tl.Spec().Annotations.ReadOnly; got != readOnly {
+			t.Errorf("%s read-only = %v, want %v (the trusted server's word)", name, got, readOnly)
+		}
 	}
 	r := runner(reg, nil)
 	args := func(v any) string {

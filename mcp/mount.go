@@ -42,9 +42,46 @@ type Origin struct {
 	// Server is the server's name in the configuration; Tool is the tool's
 	// name on that server.
 	Server, Tool string
-	// Trusted reports whether the server is trusted ("trust": true) and
-	// the tool says it is read-only: a policy may run it without asking.
+	// Trusted reports whether the server is trusted ([ServerConfig.Trust]):
+	// only then are its hints the tool's [tool.Annotations], which a
+	// policy reads (it may run a read-only tool without asking). The
+	// tools of any other server are annotated as the least safe kind of
+	// tool: not read-only, destructive, open-world, not parallel-safe.
 	Trusted bool
+	// Hints are what the server says of the tool, whether trusted or not.
+	Hints Hints
+}
+
+// Hints are the annotations an MCP server gives one of its tools
+// (readOnlyHint and the others), with MCP's defaults for those it leaves
+// out. The MCP specification calls them untrusted hints unless they come
+// from a trusted server, so they are labels to show a user: unless
+// [Origin.Trusted], nothing that decides what runs reads them.
+type Hints struct {
+	// Title is the tool's display name, if the server gave one.
+	Title string `json:"title,omitempty"`
+	// ReadOnly, Destructive, Idempotent and OpenWorld are readOnlyHint
+	// (default false), destructiveHint (default true, and meaningful only
+	// when not read-only), idempotentHint (default false) and
+	// openWorldHint (default true).
+	ReadOnly    bool `json:"readOnly"`
+	Destructive bool `json:"destructive"`
+	Idempotent  bool `json:"idempotent"`
+	OpenWorld   bool `json:"openWorld"`
+}
+
+// hints returns the hints of a listed tool, with MCP's defaults.
+func hints(st *sdk.Tool) Hints {
+	h := Hints{Title: st.Title, Destructive: true, OpenWorld: true}
+	if a := st.Annotations; a != nil {
+		h.Title = cmpOr(h.Title, a.Title)
+		h.ReadOnly = a.ReadOnlyHint
+		h.Destructive = !a.ReadOnlyHint && (a.DestructiveHint == nil || *a.DestructiveHint)
+		h.Idempotent = a.IdempotentHint
+		h.OpenWorld = a.OpenWorldHint == nil || *a.OpenWorldHint
+	}
+	h.Title = boundText(strings.ToValidUTF8(h.Title, "\uFFFD"), 200)
+	return h
 }
 
 // Origin returns where the mounted tool called name comes from, as last
@@ -230,7 +267,7 @@ func (s *server) convert(listed []*sdk.Tool) *toolSet {
 			ts.errs = append(ts.errs, fmt.Errorf("mcp server %q: tool %q left out: %w", s.name, st.Name, err))
 			continue
 		}
-		ts.origin[t.Name()] = Origin{Server: s.name, Tool: st.Name, Trusted: s.cfg.Trust && t.Spec().Annotations.ReadOnly}
+		ts.origin[t.Name()] = Origin{Server: s.name, Tool: st.Name, Trusted: s.cfg.Trust, Hints: hints(st)}
 		tools = append(tools, t)
 	}
 	var cerrs []error
@@ -285,24 +322,28 @@ func (s *server) convertTool(st *sdk.Tool) (*tool.Tool, error) {
 		Name:        ToolName(s.name, st.Name),
 		Description: desc,
 		InputSchema: in,
-		Annotations: annotations(st.Annotations),
+		Annotations: s.annotations(st),
 		Timeout:     s.cfg.callTimeout(),
 	}, &toolHandler{s: s, name: st.Name})
 }
 
-// annotations maps MCP's tool hints to wield's, with MCP's defaults for
-// missing hints: not read-only, destructive unless read-only, open world.
-// Read-only tools may run in parallel.
-func annotations(a *sdk.ToolAnnotations) tool.Annotations {
-	if a == nil {
+// annotations returns the annotations of one of the server's tools: its
+// hints, with MCP's defaults, when the user trusts the server (read-only
+// tools may then run in parallel). The MCP specification: "clients MUST
+// consider tool annotations to be untrusted unless they come from trusted
+// servers". So whatever an untrusted server says, its tools are taken to
+// change things for good, to reach outside the workspace and to need to
+// run alone, and no policy loosens a permission on its word.
+func (s *server) annotations(st *sdk.Tool) tool.Annotations {
+	if !s.cfg.Trust {
 		return tool.Annotations{Destructive: true, OpenWorld: true}
 	}
-	ro := a.ReadOnlyHint
+	h := hints(st)
 	return tool.Annotations{
-		ReadOnly:     ro,
-		Destructive:  !ro && (a.DestructiveHint == nil || *a.DestructiveHint),
-		OpenWorld:    a.OpenWorldHint == nil || *a.OpenWorldHint,
-		ParallelSafe: ro,
+		ReadOnly:     h.ReadOnly,
+		Destructive:  h.Destructive,
+		OpenWorld:    h.OpenWorld,
+		ParallelSafe: h.ReadOnly,
 	}
 }
 

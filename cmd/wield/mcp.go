@@ -265,13 +265,21 @@ func newMCPToolsCommand(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tools SERVER",
 		Short: "list the tools one MCP server offers, under their wield names",
-		Args:  cobra.ExactArgs(1),
+		Long: `Tools starts the MCP server called SERVER if needed and prints one line per
+tool: its wield name, what the server says of it (read-only, destructive) and
+the first line of its description. A server not trusted in the user's own
+mcp.json ("trust": true) is marked untrusted: what it says is only a label,
+and its tools are treated as destructive by the permission policy.
+
+See also: wield mcp ls.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ws, err := g.workspace()
 			if err != nil {
 				return err
 			}
-			tools, errs := g.mcpManager(ws).ServerTools(cmd.Context(), args[0])
+			mgr := g.mcpManager(ws)
+			tools, errs := mgr.ServerTools(cmd.Context(), args[0])
 			for _, err := range errs {
 				fmt.Fprintf(g.stderr, "wield: %v\n", err)
 			}
@@ -279,20 +287,31 @@ func newMCPToolsCommand(g *globals) *cobra.Command {
 				return &exitError{exitToolFailure, nil}
 			}
 			if asJSON {
-				specs := make([]tool.Spec, len(tools))
-				for i, t := range tools {
-					specs[i] = t.Spec()
+				// Each tool's spec, with where it comes from and what its
+				// server says of it.
+				type row struct {
+					tool.Spec
+					Origin mcp.Origin `json:"origin"`
 				}
-				return writeJSON(g, specs)
+				rows := make([]row, len(tools))
+				for i, t := range tools {
+					o, _ := mgr.Origin(t.Name())
+					rows[i] = row{t.Spec(), o}
+				}
+				return writeJSON(g, rows)
 			}
 			for _, t := range tools {
 				s := t.Spec()
+				o, _ := mgr.Origin(s.Name)
 				var marks []string
-				if s.Annotations.ReadOnly {
+				if o.Hints.ReadOnly {
 					marks = append(marks, "read-only")
 				}
-				if s.Annotations.Destructive {
+				if o.Hints.Destructive {
 					marks = append(marks, "destructive")
+				}
+				if !o.Trusted {
+					marks = append(marks, "untrusted")
 				}
 				desc, _, _ := strings.Cut(strings.TrimSpace(s.Description), "\n")
 				fmt.Fprintf(g.stdout, "%s\t%s\t%s\n", s.Name, strings.Join(marks, ","), oneLine(desc, 100))
