@@ -123,3 +123,49 @@ func TestNames(t *testing.T) {
 		t.Errorf("Original of an unknown name reported true")
 	}
 }
+
+// TestValidate_ExactNumbers checks that bounds and values are written
+// exactly in messages (they used to be rounded to six decimals, so 1e-400
+// read "0.000000"), and that a number math/big cannot read is a violation
+// rather than a panic inside the validator.
+func TestValidate_ExactNumbers(t *testing.T) {
+	tests := []struct {
+		name, schema, doc string
+		want              []Violation
+	}{
+		{"tiny minimum", `{"minimum":1e-400}`, `1e-401`, []Violation{{"", "must be at least 1e-400, got 1e-401"}}},
+		{"past 2^53", `{"maximum":9007199254740992}`, `9007199254740993`, []Violation{{"", "must be at most 9007199254740992, got 9007199254740993"}}},
+		{"odd integer past 2^53", `{"minimum":9007199254740993}`, `9007199254740992`, []Violation{{"", "must be at least 9007199254740993, got 9007199254740992"}}},
+		{"decimal", `{"minimum":0.1}`, `0.09999999`, []Violation{{"", "must be at least 0.1, got 0.09999999"}}},
+		{"exclusive", `{"exclusiveMinimum":0.3}`, `0.3`, []Violation{{"", "must be greater than 0.3, got 0.3"}}},
+		{"exclusive maximum", `{"exclusiveMaximum":-2.5e-8}`, `0`, []Violation{{"", "must be less than -2.5e-8, got 0"}}},
+		{"multipleOf", `{"multipleOf":0.01}`, `0.001`, []Violation{{"", "must be a multiple of 0.01, got 0.001"}}},
+		{"large", `{"maximum":1.5e300}`, `1e301`, []Violation{{"", "must be at most 1.5e300, got 1e301"}}},
+		{"unreadable exponent", `{"type":"object","properties":{"n":{"minimum":1}}}`, `{"n":1e1000001}`,
+			[]Violation{{"/n", "number 1e1000001 is out of range (its exponent is beyond what can be compared)"}}},
+		{"unreadable negative exponent", `{"type":"object","properties":{"n":{"maximum":1}}}`, `{"n":-1e-1000001}`,
+			[]Violation{{"/n", "number -1e-1000001 is out of range (its exponent is beyond what can be compared)"}}},
+		{"unreadable in uniqueItems", `{"uniqueItems":true}`, `[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,1e9999999]`,
+			[]Violation{{"/21", "number 1e9999999 is out of range (its exponent is beyond what can be compared)"}}},
+		{"unreadable but unconstrained", `{"type":"number"}`, `1e1000001`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := MustCompile([]byte(tt.schema))
+			err := s.Validate([]byte(tt.doc))
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("Validate(%s) = %v, want nil", tt.doc, err)
+				}
+				return
+			}
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("Validate(%s) = %v, want a *ValidationError", tt.doc, err)
+			}
+			if diff := cmp.Diff(tt.want, ve.Violations); diff != "" {
+				t.Errorf("violations (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
