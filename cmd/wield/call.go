@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,12 +11,18 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/tool"
 )
 
+// exitDenied is the exit status of a call the permission policy (or the
+// person asked) did not allow.
+const exitDenied = 3
+
 func newCallCommand(g *globals) *cobra.Command {
-	var output string
+	var output, mode string
 	var timeout int
+	var approve bool
 	cmd := &cobra.Command{
 		Use:   "call NAME [ARGS_JSON | @FILE | -]",
 		Short: "call one tool and print its result",
@@ -29,10 +36,20 @@ read from standard input with -. No arguments means {}.
 The result is printed as JSON: {"success","output","data","error","durationMs"}.
 With -output text only the output is printed (or the error, on stderr).
 
-The exit status is 0 when the tool succeeded, 1 when it failed, and 2 for
-bad arguments or an unknown tool.
+The call goes through the same permission policy as wield run: the rules in
+.wield/settings.json and ~/.config/wield/settings.json, the hooks and the
+-mode. A call a deny rule or a hook forbids never runs. A call that needs
+approval is asked about on the terminal; without a terminal it is denied,
+unless -approve is given, which approves that one call (deny rules still
+win). A denied call prints the reason once, in the result, and exits 3.
 
-See also: wield tools.`,
+	wield call read_file '{"path": "go.mod"}'
+	wield call --approve write_file '{"path": "notes.txt", "content": "hi"}'
+
+The exit status is 0 when the tool succeeded, 1 when it failed, 2 for bad
+arguments, an unknown tool or a usage error, and 3 when the call was denied.
+
+See also: wield tools, wield run.`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "json" && output != "text" {
@@ -55,7 +72,22 @@ See also: wield tools.`,
 			if err != nil {
 				return err
 			}
-			opts := &tool.RunnerOptions{Logger: g.logger()}
+			// The policy wield run uses. Its "ask" goes to the gate's
+			// approver: the person at the terminal, or with -approve the
+			// command line itself, or nobody (a denial that names the flag).
+			pol, approver, err := g.policy(ws, mode, !approve)
+			if err != nil {
+				return err
+			}
+			pol.Headless = false
+			gate := &callGate{policy: pol}
+			switch {
+			case approve:
+				gate.approver = preApproved{}
+			case approver != nil:
+				gate.approver = approver
+			}
+			opts := &tool.RunnerOptions{Logger: g.logger(), Gate: gate, Approver: gate}
 			if timeout > 0 {
 				opts.Timeout = secondsDuration(timeout)
 			}
@@ -72,6 +104,9 @@ See also: wield tools.`,
 			if err := printResult(g, res, output); err != nil {
 				return err
 			}
+			if gate.denied() {
+				return &exitError{code: exitDenied}
+			}
 			if !res.Success {
 				return &exitError{code: code}
 			}
@@ -80,7 +115,54 @@ See also: wield tools.`,
 	}
 	cmd.Flags().StringVar(&output, "output", "json", "what to print: json (the whole result) or text (the output)")
 	cmd.Flags().IntVar(&timeout, "timeout", 0, "call timeout in `seconds` (default: the tool's, else 60)")
+	cmd.Flags().BoolVar(&approve, "approve", false, "approve this call if the policy would ask for approval (deny rules still deny)")
+	cmd.Flags().StringVar(&mode, "mode", "", "permission `mode`: default (read-only tools run, others ask), auto-edit, plan or yolo")
 	return cmd
+}
+
+// callGate is the gate of `wield call`: the workspace's policy, with the
+// approver that answers its "ask", remembering the final verdict so that
+// a denied call exits with exitDenied. It serves one call at a time.
+type callGate struct {
+	policy   *policy.Policy
+	approver tool.Approver // nil: nobody can approve
+	verdict  tool.Verdict
+}
+
+// Decide implements [tool.Gate].
+func (g *callGate) Decide(ctx context.Context, c *tool.Call, t *tool.Tool, args json.RawMessage) tool.Decision {
+	d := g.policy.Decide(ctx, c, t, args)
+	g.verdict = d.Verdict
+	return d
+}
+
+// Approve implements [tool.Approver].
+func (g *callGate) Approve(ctx context.Context, c *tool.Call, t *tool.Tool, args json.RawMessage, why tool.Decision) tool.Decision {
+	d := tool.Decision{Verdict: tool.Deny, Reason: "needs approval and nobody can give it here (" + why.Reason + "); pass --approve to approve this call, or add an allow rule to .wield/settings.json"}
+	if g.approver != nil {
+		d = g.approver.Approve(ctx, c, t, args, why)
+	}
+	g.verdict = d.Verdict
+	return d
+}
+
+// Review implements [tool.Reviewer]: the policy's PostToolUse hooks.
+func (g *callGate) Review(ctx context.Context, c *tool.Call, args json.RawMessage, r tool.Result) tool.Result {
+	return g.policy.Review(ctx, c, args, r)
+}
+
+// denied reports whether the call was not allowed to run.
+func (g *callGate) denied() bool {
+	return g.verdict == tool.Deny || g.verdict == tool.Ask
+}
+
+// preApproved approves every call it is asked about: the person gave
+// --approve on the command line.
+type preApproved struct{}
+
+// Approve implements [tool.Approver].
+func (preApproved) Approve(context.Context, *tool.Call, *tool.Tool, json.RawMessage, tool.Decision) tool.Decision {
+	return tool.Decision{Verdict: tool.Allow, Reason: "approved with --approve"}
 }
 
 // maxArgumentInput caps arguments read from a file or stdin.
