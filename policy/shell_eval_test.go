@@ -100,6 +100,8 @@ var evalCases = []struct {
 	{"in a case word", `case ${!x} in *) echo;; esac`, "indirect expansion"},
 	{"in a for list", `for v in ${a[i]}; do echo; done`, "array subscript"},
 	{"in a pipeline", `echo | echo ${x@P}`, "prompt expansion"},
+	{"single quotes in a double-quoted default", `echo "${v:-'$(touch p)'}"`, "single quotes in a double-quoted parameter expansion"},
+	{"single quotes in a double-quoted default, read", `read -a a <<< "${i:-'x[$(touch p)]'}"`, "single quotes in a double-quoted parameter expansion"},
 	{"in a process substitution", `echo <(echo $((a)))`, "arithmetic expansion"},
 }
 
@@ -112,6 +114,7 @@ var inertCases = []string{
 	`echo ${a[@]} "${a[*]}" ${a[0]} ${#a[@]} ${!pre*}`,
 	`echo $((1+2)) $[3*4] ${x:1:2}`,
 	`echo $(echo $x) ` + "`echo hi`" + ` <(echo x)`,
+	`echo "$(echo 'x')" "${x:-$(echo 'y')}" ${x:-'z'}`,
 	`echo {a,b} {1..3} ~ *.go`,
 	`a='x[$(touch p)]'; echo "$a"`,
 	`x='$(touch p)'; echo $x`,

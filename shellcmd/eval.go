@@ -63,6 +63,8 @@ func Parse(line string) (*Line, error) {
 type evaluator struct {
 	line  string
 	evals []Eval
+	// dq counts the double quotes around the word being walked.
+	dq int
 }
 
 func (e *evaluator) add(n syntax.Node, what, why string) {
@@ -266,24 +268,41 @@ func (e *evaluator) word(w *syntax.Word) {
 
 func (e *evaluator) wordPart(p syntax.WordPart) {
 	switch p := p.(type) {
-	case *syntax.Lit, *syntax.SglQuoted, *syntax.ExtGlob:
-		// Literals, quoted strings, globs and brace expansions are
-		// values, never evaluated.
+	case *syntax.Lit, *syntax.ExtGlob:
+		// Literals, globs and brace expansions are values, never
+		// evaluated.
+	case *syntax.SglQuoted:
+		if e.dq > 0 {
+			// mvdan.cc/sh reads '...' in "${x:-'...'}" as a quoted
+			// string, but there Bash keeps the quotes as characters and
+			// expands what is between them: "${x:-'$(cmd)'}" runs cmd
+			// unseen by Split.
+			e.add(p, "single quotes in a double-quoted parameter expansion", "are literal characters in Bash, so the text between them is expanded, running the substitutions in it")
+		}
 	case *syntax.DblQuoted:
 		if p.Dollar {
 			e.add(p, "locale translation", "replaces the string with a message catalogue's translation, which is then expanded")
 		}
+		e.dq++
 		for _, q := range p.Parts {
 			e.wordPart(q)
 		}
+		e.dq--
 	case *syntax.CmdSubst:
 		if p.TempFile || p.ReplyVar {
 			e.add(p, "substitution", "is not a Bash form this check knows")
 		}
-		// The commands inside are judged as commands of their own.
+		// The commands inside are judged as commands of their own; quotes
+		// inside them start afresh.
+		dq := e.dq
+		e.dq = 0
 		e.stmts(p.Stmts)
+		e.dq = dq
 	case *syntax.ProcSubst:
+		dq := e.dq
+		e.dq = 0
 		e.stmts(p.Stmts)
+		e.dq = dq
 	case *syntax.ArithmExp:
 		if p.Unsigned || p.X == nil || !literalArith(p.X) {
 			e.add(p, "arithmetic expansion", whyArith)
