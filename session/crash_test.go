@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -68,6 +69,7 @@ func TestCrashRecovery(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(20261123, 7))
 	committed := map[int]bool{} // rounds the child reported committed
+	repaired := 0                // dangling calls given an interrupted result
 	st := &Store{Dir: dir, Logger: slog.New(slog.DiscardHandler)}
 	for i := range kills {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -93,10 +95,27 @@ func TestCrashRecovery(t *testing.T) {
 		must(t, cmd.Process.Signal(syscall.SIGKILL))
 		_ = cmd.Wait()
 
-		s, err := st.Open("crash")
+		// What the killed child left, before Open repairs it: the calls
+		// without a result, and the calls repaired after earlier kills.
+		before, err := st.Load("crash")
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotFound) {
 			continue // killed before the journal was created
 		}
+		if err != nil {
+			t.Fatalf("kill %d: reading the journal failed: %v", i, err)
+		}
+		dangling := map[string]bool{}
+		for _, c := range unanswered(append(slices.Clone(before.Turns), before.Pool...)) {
+			dangling[c.ID] = true
+		}
+		wasInterrupted := map[string]bool{}
+		for _, tr := range append(slices.Clone(before.Turns), before.Pool...) {
+			if tr.Kind == TurnToolResponse && tr.Interrupted {
+				wasInterrupted[tr.CallID] = true
+			}
+		}
+
+		s, err := st.Open("crash")
 		if err != nil {
 			t.Fatalf("kill %d: reopening failed: %v", i, err)
 		}
@@ -106,6 +125,33 @@ func TestCrashRecovery(t *testing.T) {
 			t.Fatalf("kill %d: transaction still open after Open", i)
 		}
 		checkOneResultPerCall(t, got.Turns)
+		// Each dangling call got exactly one result, marked interrupted;
+		// every other result is the child's own, unmarked.
+		interrupted := map[string]int{}
+		for _, tr := range got.Turns {
+			if tr.Kind != TurnToolResponse {
+				continue
+			}
+			switch {
+			case dangling[tr.CallID] || wasInterrupted[tr.CallID]:
+				if !tr.Interrupted || tr.Status != StatusFailed || tr.Output != "Error: "+Interrupted {
+					t.Errorf("kill %d: call %s: repaired result = {interrupted: %v, status: %q, output: %q}, want an interrupted failure",
+						i, tr.CallID, tr.Interrupted, tr.Status, tr.Output)
+				}
+				if dangling[tr.CallID] {
+					interrupted[tr.CallID]++
+				}
+			case tr.Interrupted || tr.Status != StatusSucceeded || strings.Trim(tr.Output, "x") != "":
+				t.Errorf("kill %d: call %s: result = {interrupted: %v, status: %q, output: %.20q}, want the child's own result",
+					i, tr.CallID, tr.Interrupted, tr.Status, tr.Output)
+			}
+		}
+		for id := range dangling {
+			if interrupted[id] != 1 {
+				t.Errorf("kill %d: dangling call %s has %d interrupted results, want exactly 1", i, id, interrupted[id])
+			}
+		}
+		repaired += len(dangling)
 		tasks := map[string]bool{}
 		for _, tr := range got.Turns {
 			if tr.Kind == TurnUserTask {
@@ -126,4 +172,8 @@ func TestCrashRecovery(t *testing.T) {
 	if len(committed) == 0 {
 		t.Error("no round was ever committed; the kills came too early to test anything")
 	}
+	if repaired == 0 {
+		t.Error("no kill left a dangling call; the repair of dangling calls was not tested")
+	}
+	t.Logf("%d kills, %d rounds committed, %d dangling calls repaired", kills, len(committed), repaired)
 }
