@@ -69,7 +69,7 @@ func TestCrashRecovery(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(20261123, 7))
 	committed := map[int]bool{} // rounds the child reported committed
-	repaired := 0                // dangling calls given an interrupted result
+	repaired := 0               // dangling calls given an interrupted result
 	st := &Store{Dir: dir, Logger: slog.New(slog.DiscardHandler)}
 	for i := range kills {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
