@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -37,7 +38,9 @@ func testSeed(t *testing.T) uint64 {
 }
 
 // conformanceDir returns the recorded OpenAI chat streams, which live
-// beside the repository in ../shared/conformance, or skips the test.
+// beside the repository in ../shared/conformance. When they are absent the
+// test fails: always in CI (where CI is set), and elsewhere unless
+// WIELD_ALLOW_SKIP=1 allows a skip.
 func conformanceDir(t *testing.T) string {
 	t.Helper()
 	dir, err := os.Getwd()
@@ -50,15 +53,25 @@ func conformanceDir(t *testing.T) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Skip("skipping: no go.mod above the test directory, so ../shared/conformance cannot be found")
+			missingConformance(t, "no go.mod above the test directory, so ../shared/conformance cannot be found")
 		}
 		dir = parent
 	}
 	fixtures := filepath.Join(dir, "..", "shared", "conformance", "llm-streams", "openai-chat")
 	if _, err := os.Stat(filepath.Join(fixtures, "expected.json")); err != nil {
-		t.Skipf("skipping: the recorded streams are not there (%v); they live in ../shared/conformance/llm-streams/openai-chat beside the repository", err)
+		missingConformance(t, fmt.Sprintf("the recorded streams are not there (%v); they live in ../shared/conformance/llm-streams/openai-chat beside the repository", err))
 	}
 	return fixtures
+}
+
+// missingConformance fails the test, or skips it outside CI when
+// WIELD_ALLOW_SKIP=1.
+func missingConformance(t *testing.T, msg string) {
+	t.Helper()
+	if os.Getenv("CI") == "" && os.Getenv("WIELD_ALLOW_SKIP") == "1" {
+		t.Skip("skipping: " + msg)
+	}
+	t.Fatal(msg + "; outside CI, WIELD_ALLOW_SKIP=1 turns this into a skip")
 }
 
 // expectation is one entry of expected.json.
