@@ -13,6 +13,11 @@
 # latency one call at a time and throughput with 16 concurrent clients;
 # plus the time from process start to the initialize answer; each as the
 # median over rounds, with ratios to mcp-go.
+#
+# It exits 1 when wield misses a goal (printed as MISSED). For exploratory
+# runs pass -explore, or set WIELD_BENCH_EXPLORE=1, to exit 0 anyway:
+#
+#   bench/mcp/bench.sh -explore -rounds 1
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(mktemp -d "${TMPDIR:-/tmp}/wield-mcp-bench.XXXXXX")

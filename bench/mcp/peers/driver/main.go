@@ -16,6 +16,11 @@
 // and throughput with 16 calls in flight; over streamable HTTP: latency
 // one call at a time and throughput with 16 concurrent clients. It prints
 // the median over rounds and the ratio of each server to mcp-go.
+//
+// The exit status is 1 when wield misses a goal it prints as MISSED (or a
+// measurement fails), so that a script or CI job notices; with -explore,
+// or with WIELD_BENCH_EXPLORE=1 in the environment, missed goals are only
+// printed and the exit status is 0.
 package main
 
 import (
@@ -76,6 +81,7 @@ func main() {
 	mcpgo := flag.String("mcpgo", "", "the mcp-go echo server")
 	gosdk := flag.String("gosdk", "", "the go-sdk generic echo server")
 	rounds := flag.Int("rounds", 3, "rounds; each measures every server once")
+	explore := flag.Bool("explore", os.Getenv("WIELD_BENCH_EXPLORE") == "1", "exploratory run: exit 0 even when a goal is missed (default: $WIELD_BENCH_EXPLORE=1)")
 	flag.Parse()
 	if *wield == "" || *mcpgo == "" || *gosdk == "" {
 		flag.Usage()
@@ -105,7 +111,15 @@ func main() {
 			}
 		}
 	}
-	printTable(servers, results, *rounds)
+	missed := printTable(servers, results, *rounds)
+	if len(missed) > 0 {
+		if *explore {
+			fmt.Fprintf(os.Stderr, "driver: %d goals MISSED (-explore: exit status 0)\n", len(missed))
+			return
+		}
+		fmt.Fprintf(os.Stderr, "driver: goals MISSED: %s (run with -explore to exit 0)\n", strings.Join(missed, "; "))
+		os.Exit(1)
+	}
 }
 
 func median(v []float64) float64 {
@@ -117,7 +131,9 @@ func median(v []float64) float64 {
 	return s[len(s)/2]
 }
 
-func printTable(servers []server, results map[string]map[string][]float64, rounds int) {
+// printTable prints the results and returns the metrics whose goal wield
+// missed.
+func printTable(servers []server, results map[string]map[string][]float64, rounds int) (missed []string) {
 	fmt.Printf("median of %d rounds; ratios are to mcp-go\n\n", rounds)
 	fmt.Printf("%-32s", "")
 	for _, s := range servers {
@@ -145,11 +161,13 @@ func printTable(servers []server, results map[string]map[string][]float64, round
 				fmt.Print(" (met)")
 			} else {
 				fmt.Print(" (MISSED)")
+				missed = append(missed, m.name)
 			}
 		}
 		fmt.Println()
 	}
 	fmt.Println("\nthroughput: higher is better; latency and start time: lower is better")
+	return missed
 }
 
 // goalMet checks wield against the goals.
