@@ -79,8 +79,10 @@ func (f *fastPath) worker(job func()) {
 	}
 }
 
-func newFastPath(srv *Server) *fastPath {
-	ctx, cancel := context.WithCancel(context.Background())
+// newFastPath returns the fast path of a connection served under ctx: its
+// calls are cancelled when ctx is done, or when it is closed.
+func newFastPath(ctx context.Context, srv *Server) *fastPath {
+	ctx, cancel := context.WithCancel(ctx)
 	return &fastPath{srv: srv, ctx: ctx, cancel: cancel, inflight: map[any]context.CancelFunc{}, jobs: make(chan func())}
 }
 

@@ -276,13 +276,30 @@ func TestHTTP(t *testing.T) {
 			}
 			client = &http.Client{Transport: bearer{o.Token, http.DefaultTransport}}
 		}
-		cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: hs.URL, HTTPClient: client}, nil)
+		progress := make(chan float64, 10)
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, &sdk.ClientOptions{
+			ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) { progress <- r.Params.Progress },
+		}).Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: hs.URL, HTTPClient: client}, nil)
 		if err != nil {
 			t.Fatalf("%+v: connect: %v", o, err)
 		}
 		res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "over http"}})
 		if err != nil || textOf(res) != "over http" {
 			t.Errorf("%+v: echo: %v %v", o, res, err)
+		}
+		if !o.JSONResponse {
+			// Progress comes on the call's event stream, before its answer.
+			p := &sdk.CallToolParams{Name: "wait", Arguments: map[string]any{"steps": 3}}
+			p.SetProgressToken("tok")
+			if res, err := cs.CallTool(t.Context(), p); err != nil || res.IsError {
+				t.Fatalf("%+v: wait: %v %s", o, err, textOf(res))
+			}
+			// The client may handle them after the answer, in any order.
+			got := []float64{<-progress, <-progress, <-progress}
+			slices.Sort(got)
+			if !slices.Equal(got, []float64{1, 2, 3}) {
+				t.Errorf("%+v: progress %v, want 1, 2, 3", o, got)
+			}
 		}
 		cs.Close()
 		hs.Close()

@@ -24,7 +24,7 @@ const MaxMessageBytes = 16 << 20
 func (s *Server) ServeStdio(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
 	// Not sdk.Server.Run: it logs an error when ctx is done, which is how
 	// a SIGTERM ends a healthy server.
-	fast := newFastPath(s)
+	fast := newFastPath(ctx, s)
 	defer fast.close()
 	ss, err := s.sdk.Connect(ctx, &stdioTransport{r: r, w: w, maxLen: MaxMessageBytes, fast: fast}, nil)
 	if err != nil {
@@ -74,7 +74,7 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 		Logger:                     s.log,
 		DisableLocalhostProtection: o.AllowRemoteHosts,
 	})
-	h = &httpFastPath{srv: s, next: h, stateless: o.Stateless, anyHost: o.AllowRemoteHosts}
+	h = &httpFastPath{srv: s, next: h, stateless: o.Stateless, jsonResponse: o.JSONResponse, anyHost: o.AllowRemoteHosts}
 	// Browsers name the page that sent a request in Origin and
 	// Sec-Fetch-Site: refuse pages of other origins, which the Host check
 	// alone lets through when they address 127.0.0.1 directly.
