@@ -23,6 +23,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -111,6 +112,11 @@ func Parse(data []byte) ([]Entry, error) {
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&e); err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		// One entry a line: anything after the entry is a mistake (two
+		// entries joined, a stray character), not something to ignore.
+		if _, err := dec.Token(); err != io.EOF {
+			return nil, fmt.Errorf("line %d: unexpected text after the entry", n)
 		}
 		entries = append(entries, e)
 	}

@@ -1,8 +1,10 @@
 package replay
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,6 +82,8 @@ func TestParse_Errors(t *testing.T) {
 	tests := []struct{ name, script, want string }{
 		{"bad JSON", `{"round": 1,`, "line 1"},
 		{"unknown field", "\n{\"round\": 1, \"txt\": \"x\"}", `line 2: json: unknown field "txt"`},
+		{"two entries on a line", `{"round": 1} {"round": 2}`, "line 1: unexpected text after the entry"},
+		{"trailing garbage", `{"round": 1}]`, "line 1: unexpected text after the entry"},
 	}
 	for _, tt := range tests {
 		if _, err := Parse([]byte(tt.script)); err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -94,19 +98,101 @@ func TestParse_Errors(t *testing.T) {
 	}
 }
 
+// FuzzParse checks Parse against encoding/json, line by line, and that a
+// parsed script survives a round trip: encoded again one entry a line, it
+// parses to the same entries.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(script))
 	f.Add([]byte("{\"round\":1}\n\n# c\n{\"round\":2,\"tool_calls\":[{\"name\":\"x\",\"arguments\":\"{\"}]}"))
+	f.Add([]byte("{\"round\":1} {\"round\":2}\n"))
+	f.Add([]byte("// x\r\n {\"round\": 1, \"text\": \"\\u00e9\\ud800\", \"usage\": {}} \r\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		entries, err := Parse(data)
 		if err != nil {
 			return
 		}
-		p, err := New(entries)
-		if err != nil {
-			return
+		// The oracle: every line that is not blank or a comment is one
+		// valid JSON value, and one entry.
+		var lines int
+		for line := range bytes.Lines(data) {
+			line = bytes.TrimSpace(line)
+			if len(line) == 0 || line[0] == '#' || bytes.HasPrefix(line, []byte("//")) {
+				continue
+			}
+			if !json.Valid(line) {
+				t.Fatalf("Parse accepted %q, which is not one JSON value", line)
+			}
+			lines++
 		}
-		req := &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}}
-		_, _ = p.Stream(t.Context(), req, func(llm.Event) {})
+		if len(entries) != lines {
+			t.Fatalf("Parse returned %d entries for %d lines", len(entries), lines)
+		}
+		// The round trip.
+		encoded := encodeScript(t, entries)
+		again, err := Parse(encoded)
+		if err != nil {
+			t.Fatalf("Parse(encoded entries) = %v\n%s", err, encoded)
+		}
+		if diff := cmp.Diff(normalize(entries), normalize(again)); diff != "" {
+			t.Fatalf("entries changed in a round trip (-parsed +re-parsed):\n%s", diff)
+		}
+		if twice := encodeScript(t, again); !bytes.Equal(encoded, twice) {
+			t.Fatalf("encoding is not stable:\n%s\n%s", encoded, twice)
+		}
+		if p, err := New(entries); err == nil {
+			req := &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}}
+			_, _ = p.Stream(t.Context(), req, func(llm.Event) {})
+		}
 	})
+}
+
+// encodeScript writes entries as a script, one JSON line each.
+func encodeScript(t *testing.T, entries []Entry) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	for _, e := range entries {
+		line, err := json.Marshal(e)
+		if err != nil {
+			t.Fatalf("encoding %+v: %v", e, err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// normalize returns entries with tool-call arguments in a canonical
+// spelling (encoding compacts them and escapes <, > and &), missing
+// arguments as null and an empty list of tool calls as none.
+func normalize(entries []Entry) []Entry {
+	out := make([]Entry, len(entries))
+	for i, e := range entries {
+		if len(e.ToolCalls) == 0 {
+			e.ToolCalls = nil
+		}
+		e.ToolCalls = slices.Clone(e.ToolCalls)
+		for j, c := range e.ToolCalls {
+			e.ToolCalls[j].Arguments = canonical(c.Arguments)
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// canonical returns the JSON text raw as encoding/json spells its value.
+func canonical(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("null")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return raw
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return b
 }
