@@ -168,7 +168,8 @@ func (g *lineGen) setup() string {
 		"N=V", "N=V", "N=V", "N=V", "N=V", "N=V", "N=V", "N=V", "N+=V", "N=(1 V)", "N[S]=V", "N=([S]=V)", "declare N=V", "declare -i N=V", "declare -i N",
 		"declare -a N=V", "declare -A N", "declare -n N=V", "typeset -i N=V", "local N=V", "export N=V", "readonly N=V",
 		"read N <<< V", "read -a N <<< V", "IFS= read -r N <<< V", "printf -v N %s V", "mapfile -t N <<< V",
-		"let N=1", `let "N=V"`, "set -- V", "PS4=V", "N=V; declare -i N", "N=1; N[0]=V", "export N", `N="$N"V`)
+		"let N=1", `let "N=V"`, `N=(1); declare N="($x)"`, `N=(1); export N="($x)"`, `N=(1); readonly N="($x)"`,
+		`N=(1); typeset N="($a)"`, `f() { local N=(1); local N="($x)"; }; f`, "set -- V", "PS4=V", "N=V; declare -i N", "N=1; N[0]=V", "export N", `N="$N"V`)
 	r := strings.NewReplacer("N", n, "V", v, "S", g.sub())
 	return r.Replace(f)
 }

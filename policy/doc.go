@@ -19,6 +19,14 @@
 // find -exec, git -c, interpreters) are allowed only by exact rules; a
 // dynamic command name is never allowed by a rule.
 //
+// A rule vouches only for the commands written on the line, so no allow
+// rule matches any command of a line on which Bash may evaluate a value
+// as code: arithmetic on a variable ($((a)), [[ $a -eq 1 ]], let),
+// non-literal array subscripts, ${!x}, ${x@P}, declare -i, printf -v,
+// read into a subscript and the like (shellcmd's [shellcmd.Line] Evals;
+// design/shell-policy.md has the table). With a='x[$(rm -rf ~)]', echo
+// $((a)) would run rm. Such a line asks, with the construct in the reason.
+//
 // # Approvals
 //
 // "Ask" is not a prompt: the runner hands it to an approver (a terminal

@@ -40,6 +40,19 @@
 // with the name "((", and declare, export, local, readonly, typeset and
 // let with their own names.
 //
+// # Values evaluated as code
+//
+// Bash evaluates some values as code: with a='x[$(cmd)]', echo $((a))
+// runs cmd, although no substitution of cmd is written where it runs.
+// [Parse] returns the commands together with [Line.Evals]: every
+// construct on the line that is not known to leave values as data —
+// arithmetic that reads a variable, non-literal array subscripts,
+// indirection (${!x}), the @P transformation, [[ -eq ]] and -v tests,
+// declare -i and -n, printf -v, read, unset and redirections into
+// subscripted names, >&word with a word that is not a descriptor, eval
+// and the other builtins that run or evaluate their arguments. The check
+// is a whitelist: a construct it does not know is reported.
+//
 // # What is not guaranteed
 //
 // Split is a static reading of the line; it does not run anything. It

@@ -464,7 +464,10 @@ func (e *evaluator) decl(c *syntax.DeclClause) {
 			}
 		default:
 			e.assign(a)
-			if a.Value != nil {
+			// declare, typeset and local (not export or readonly)
+			// re-parse name="(...)" as an array assignment when name is
+			// already an array.
+			if a.Value != nil && variant != "export" && variant != "readonly" {
 				if v, ok := staticValue(a.Value); !ok || strings.HasPrefix(v, "(") {
 					e.add(c, what, "re-parses a computed value, or one that starts with (, as an array assignment when the name is an array, evaluating the subscripts and expansions in it")
 				}

@@ -31,3 +31,21 @@ func ExampleSplit() {
 	// mktemp   args=2 context="substitution"
 	// rm       args=3 context="" dynamic="$(mktemp -d)"
 }
+
+func ExampleParse() {
+	line, err := shellcmd.Parse(`a='x[$(touch pwned)]'; echo "$a" ${a:-none} $((a))`)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, c := range line.Commands {
+		fmt.Printf("command: %q\n", c.Name())
+	}
+	for _, e := range line.Evals {
+		fmt.Println("eval:", e)
+	}
+	// Output:
+	// command: ""
+	// command: "echo"
+	// eval: arithmetic expansion $((a)) evaluates a variable's value as code
+}
