@@ -37,4 +37,14 @@
 // formats and fields named like secrets are replaced by [Redacted] before
 // anything is written. What a running session holds in memory is what the
 // run saw; the journal holds the redacted form.
+//
+// A listed value is replaced exactly where it occurs, and nothing else
+// changes: a value inside a longer word is replaced alone, overlapping
+// occurrences become one marker, and in JSON (tool arguments and data)
+// values are found in the decoded strings, escaped spellings included,
+// and only the strings that held one are rewritten, so the journal stays
+// valid JSON with its key order and numbers intact. Values shorter than
+// [MinSecretLen] bytes are not secrets (an API key of "x" for a local
+// server) and are left alone, with a warning: replacing them would
+// corrupt ordinary text.
 package session

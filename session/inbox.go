@@ -76,7 +76,7 @@ func (s *Store) inboxPath(id string) string { return filepath.Join(s.dir(), id+"
 // toInbox appends turns to the inbox of session id, under the inbox's own
 // lock (held only for the append).
 func (s *Store) toInbox(id string, turns []Turn) error {
-	red := redactor{literals: s.Secrets}
+	red := s.redactor()
 	for i := range turns {
 		turns[i] = red.turn(turns[i])
 	}

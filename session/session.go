@@ -283,6 +283,11 @@ func (s *Session) Pause(_ context.Context, pending []tool.PendingCall) error {
 	if !s.st.Open() {
 		return fmt.Errorf("session %s: pause: no open transaction", s.ID())
 	}
+	pending = slices.Clone(pending)
+	for i := range pending {
+		pending[i].Arguments = s.red.json(pending[i].Arguments)
+		pending[i].Reason = s.red.text(pending[i].Reason)
+	}
 	return s.append(&event{Op: opPause, Pending: pending}, true)
 }
 
@@ -379,7 +384,7 @@ func (s *Session) Set(values map[string]any) error {
 		if err != nil {
 			return fmt.Errorf("session %s: set %s: %w", s.ID(), k, err)
 		}
-		set[k] = s.red.json(b)
+		set[s.red.text(k)] = s.red.json(b)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -49,8 +49,13 @@ type Store struct {
 	// Sync says when journals are fsynced; the zero value is SyncCommit.
 	Sync SyncMode
 	// Secrets are values that must never reach a journal, such as the API
-	// key in use; they are replaced by [Redacted] wherever they appear.
+	// key in use; they are replaced by [Redacted] wherever they appear
+	// (see the package documentation, "Secrets"). A value shorter than
+	// [MinSecretLen] bytes, not valid UTF-8 or part of [Redacted] is not a
+	// real secret and is ignored, with one warning to Logger that never
+	// shows the value.
 	// Built-in patterns catch common key formats and Authorization headers.
+	// Secrets is read when the store is first used.
 	Secrets []string
 	// Logger receives warnings such as a repaired journal; nil means
 	// slog.Default().
@@ -60,6 +65,9 @@ type Store struct {
 
 	mu   sync.Mutex
 	open map[string]*Session
+
+	redactOnce sync.Once
+	red        redactor
 }
 
 // ErrNotFound is wrapped by errors for unknown session ids.
@@ -92,6 +100,20 @@ func (s *Store) logger() *slog.Logger {
 		return slog.Default()
 	}
 	return s.Logger
+}
+
+// redactor returns the redactor of s.Secrets, made on first use, when it
+// warns about values it ignores.
+func (s *Store) redactor() redactor {
+	s.redactOnce.Do(func() {
+		var ignored int
+		s.red, ignored = newRedactor(s.Secrets)
+		if ignored > 0 {
+			s.logger().Warn("a secret to keep out of session journals looks wrong (shorter than min_bytes, or not UTF-8), so it is not redacted; check the API key",
+				"ignored", ignored, "min_bytes", MinSecretLen)
+		}
+	})
+	return s.red
 }
 
 func (s *Store) now() time.Time {
@@ -137,7 +159,7 @@ func (s *Store) Create(h Header) (*Session, error) {
 		return nil, err
 	}
 	h.Version = JournalVersion
-	red := redactor{literals: s.Secrets}
+	red := s.redactor()
 	h.Purpose, h.Background = red.text(h.Purpose), red.text(h.Background)
 	if h.CreatedAt.IsZero() {
 		h.CreatedAt = s.now()
@@ -184,7 +206,7 @@ func (s *Store) create(h Header, events []event) (*Session, error) {
 	if err != nil {
 		return nil, s.failCreate(f, lock, path, err)
 	}
-	return s.register(&Session{store: s, file: f, lock: lock, size: int64(buf.Len()), st: *st, red: redactor{literals: s.Secrets}})
+	return s.register(&Session{store: s, file: f, lock: lock, size: int64(buf.Len()), st: *st, red: s.redactor()})
 }
 
 func (s *Store) failCreate(f *os.File, lock *flock.Flock, path string, err error) error {
@@ -296,7 +318,7 @@ func (s *Store) Open(id string) (*Session, error) {
 			return fail(fmt.Errorf("sync: %w", err))
 		}
 	}
-	ss := &Session{store: s, file: f, lock: lock, size: rr.good, st: *st, red: redactor{literals: s.Secrets}}
+	ss := &Session{store: s, file: f, lock: lock, size: rr.good, st: *st, red: s.redactor()}
 	if st.Open() && st.Paused == nil {
 		s.logger().Warn("session had an open transaction; closing it as aborted", "session", id, "turns", len(st.Pool))
 		if err := ss.abort("repaired on open: the previous run ended without closing its transaction"); err != nil {
