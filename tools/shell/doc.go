@@ -60,14 +60,16 @@
 //     which every process inherits unless it clears its environment; this
 //     finds processes that left the session with setsid or were orphaned
 //     and re-parented, without cgroups; or
+//   - its parent is the command's supervisor (see "Supervisors"), which
+//     orphans are re-parented to; or
 //   - its parent belongs to the command.
 //
 // These are found by reading /proc, and signalled and waited for through
 // pidfds, so a pid reused by an unrelated process is never signalled.
 // When the shell exits and the kernel has handed out no process id since
-// it started the shell (the last pid in /proc/loadavg), the command cannot
-// have left anything and /proc is not read: a command such as "go env"
-// costs no scan.
+// it started the shell (the last pid in /proc/loadavg), or its supervisor
+// says that it has no other child, the command cannot have left anything
+// and /proc is not read: a command such as "go env" costs no scan.
 //
 // With [JobsOptions.Subreaper], wield becomes a child subreaper
 // (PR_SET_CHILD_SUBREAPER): processes that a command orphans are
@@ -78,12 +80,41 @@
 // wield exits, since wield cannot tell it apart from a child that other
 // code will wait for.
 //
-// What escapes: a process that clears its environment, leaves the session
-// and is orphaned, all three, cannot be told from any other process of the
-// user without cgroups or a pid namespace. Its output is not waited for
-// past one second after the command's other processes are gone. If wield
-// itself is killed with SIGKILL, its commands live on. On systems other
-// than Linux the tools refuse to run commands.
+// What escapes: without a supervisor, a process that clears its
+// environment, leaves the session and is orphaned, all three, cannot be
+// told from any other process of the user without cgroups or a pid
+// namespace. Its output is not waited for past one second after the
+// command's other processes are gone. On systems other than Linux the
+// tools refuse to run commands.
+//
+// # Supervisors
+//
+// Without a supervisor, commands are children of the host, and if the
+// host is killed with SIGKILL they live on. With [Config.Supervisor], each
+// command runs under a small supervisor process, which the host starts
+// with the command line it names, followed by arguments of the tools' own;
+// the program it names must hand those to [Supervise]. cmd/wield names
+// itself:
+//
+//	if len(os.Args) > 1 && os.Args[1] == "__shell-supervisor" {
+//		os.Exit(shell.Supervise(os.Args[2:]))
+//	}
+//	tools := shell.Tools(shell.Config{Supervisor: []string{"/proc/self/exe", "__shell-supervisor"}})
+//
+// The supervisor is a child subreaper, so everything the command starts,
+// orphans included, stays in its process tree; it reaps those processes,
+// passes SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 it receives
+// on to the command's process group, and tells the host the shell's exit
+// status and whether anything else of the command is left (so the host
+// reads /proc only when something is). It holds one end of a socket whose
+// other end only the host has: when the host dies, however it dies, the
+// supervisor reads end of file, kills every process of the command with
+// SIGKILL and exits. The hop costs a process start per command (a Go
+// program's start-up, about a millisecond).
+//
+// After a crash of a host that ran without supervisors, or whose
+// supervisors were killed with it, [Sweep] kills what is left of the
+// commands its results recorded as running ([RunData.Marker]).
 //
 // # Background jobs
 //

@@ -64,6 +64,18 @@ func NewJobs(opts *JobsOptions) (*Jobs, error) {
 	return j, nil
 }
 
+// Sweep kills every process whose environment holds WIELD_SHELL_JOB set
+// to one of markers, with their descendants, and waits until they have
+// gone. markers are [RunData.Marker] values, which results carry while a
+// command runs: a host that resumes a session calls Sweep with those its
+// journal recorded, so that commands a host left running when it died do
+// not run on. Processes are found by marker only, never by a recorded pid
+// or process group, since the number may name another process by now; a
+// process that cleared its environment and left the session is missed.
+// Sweep returns how many processes it killed. It reads /proc, and does
+// nothing on systems other than Linux.
+func Sweep(markers []string) int { return sweep(markers) }
+
 // JobInfo describes a background job.
 type JobInfo struct {
 	ID          string    `json:"id"`

@@ -14,7 +14,7 @@ import (
 )
 
 func TestBackgroundJob(t *testing.T) {
-	h := newHarness(t, Config{}, true)
+	h := newHarness(t, withSupervisor(Config{}), true)
 	res := h.run(RunInput{Command: "echo pid:$$; echo line1; echo ready; read x < /dev/null; while :; do sleep 1000; done", Background: true, Description: "a job"})
 	d := data(t, res)
 	if !res.Success || d.JobID != "job-2" || !d.Running || len(d.Jobs) != 1 || d.Jobs[0].Description != "a job" {
@@ -55,7 +55,7 @@ func TestBackgroundJob(t *testing.T) {
 }
 
 func TestKillIgnoringSIGTERM(t *testing.T) {
-	h := newHarness(t, Config{KillGrace: 100 * time.Millisecond}, true)
+	h := newHarness(t, withSupervisor(Config{KillGrace: 100 * time.Millisecond}), true)
 	res := h.run(RunInput{Command: "trap '' TERM; echo ready; sleep 1000; sleep 1000", Background: true})
 	id := data(t, res).JobID
 	if err := h.job(id).waitOutput(t.Context(), "ready"); err != nil {
@@ -69,7 +69,7 @@ func TestKillIgnoringSIGTERM(t *testing.T) {
 }
 
 func TestUnknownJob(t *testing.T) {
-	h := newHarness(t, Config{}, true)
+	h := newHarness(t, withSupervisor(Config{}), true)
 	if res := h.output(OutputInput{JobID: "job-9"}); res.Success || !strings.Contains(res.Error, "no background jobs at all") {
 		t.Errorf("shell_output(job-9) = %+v", res)
 	}
@@ -108,7 +108,7 @@ func TestYieldToBackground(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, Config{YieldAfter: 100 * time.Millisecond}, false)
+	h := newHarness(t, withSupervisor(Config{YieldAfter: 100 * time.Millisecond}), false)
 	h.jobs = jobs // closed by the harness
 	c := h.call()
 	c.Services = services{jobs}
@@ -132,13 +132,13 @@ func TestYieldToBackground(t *testing.T) {
 }
 
 func TestCloseStopsEverything(t *testing.T) {
-	h := newHarness(t, Config{}, true)
+	h := newHarness(t, withSupervisor(Config{}), true)
 	for range 3 {
 		h.run(RunInput{Command: "setsid sleep 1000 & sleep 1000", Background: true})
 	}
 	// A foreground command, stopped by Close while its call waits; the
 	// runner's progress events say when it has started.
-	reg, err := tool.NewRegistry(NewRunShellCommand(Config{}))
+	reg, err := tool.NewRegistry(NewRunShellCommand(withSupervisor(Config{})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestKeepFinished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, Config{Jobs: jobs}, false)
+	h := newHarness(t, withSupervisor(Config{Jobs: jobs}), false)
 	h.jobs = jobs
 	for range 4 {
 		res := h.run(RunInput{Command: "true", Background: true})

@@ -73,6 +73,9 @@ type procSpec struct {
 	env     []string
 	capture int
 	limits  limits
+	// supervisor, when set, is the command line of the supervisor that
+	// runs the shell (Config.Supervisor).
+	supervisor []string
 }
 
 // A proc is one running command: a shell in a session of its own, the
@@ -80,8 +83,10 @@ type procSpec struct {
 // when it ended. All its goroutines have ended once wait returns.
 type proc struct {
 	spec    procSpec
-	cmd     *exec.Cmd
-	pid     int
+	cmd     *exec.Cmd   // the shell, or its supervisor
+	sup     *supervised // nil without a supervisor
+	pid     int         // the shell's
+	token   string      // the value of the command's marker
 	started time.Time
 	g       group
 	out     *capture
@@ -131,15 +136,26 @@ func startProc(spec procSpec, emit func(tool.Event)) (*proc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create output pipe: %w", err)
 	}
-	marker := markerVar + "=" + rand.Text()
-	cmd := &exec.Cmd{
-		Path:        spec.shell,
-		Args:        []string{spec.shell, "-c", spec.command},
-		Dir:         spec.dir,
-		Env:         append(spec.env, marker),
-		Stdout:      w, // one pipe for both, so the two streams interleave as written
-		Stderr:      w,
-		SysProcAttr: sysProcAttr(),
+	token := rand.Text()
+	marker := markerVar + "=" + token
+	var cmd *exec.Cmd
+	var sup *supervised
+	if len(spec.supervisor) > 0 {
+		if cmd, sup, err = supervisedCmd(spec, token, w); err != nil {
+			r.Close()
+			w.Close()
+			return nil, err
+		}
+	} else {
+		cmd = &exec.Cmd{
+			Path:        spec.shell,
+			Args:        []string{spec.shell, "-c", spec.command},
+			Dir:         spec.dir,
+			Env:         append(spec.env, marker),
+			Stdout:      w, // one pipe for both, so the two streams interleave as written
+			Stderr:      w,
+			SysProcAttr: sysProcAttr(),
+		}
 	}
 	start := clockTicks()
 	if start > 0 {
@@ -148,6 +164,8 @@ func startProc(spec procSpec, emit func(tool.Event)) (*proc, error) {
 	p := &proc{
 		spec:    spec,
 		cmd:     cmd,
+		sup:     sup,
+		token:   token,
 		started: time.Now(),
 		out:     newCapture(spec.capture),
 		pipe:    r,
@@ -158,22 +176,34 @@ func startProc(spec procSpec, emit func(tool.Event)) (*proc, error) {
 		done:    make(chan struct{}),
 		emit:    emit,
 	}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	w.Close() // the shell has its copy; ours would keep the pipe open
+	var adopter int
+	if sup != nil {
+		adopter = cmd.Process.Pid
+		p.pid, err = sup.started(cmd, err)
+	} else if err == nil {
+		p.pid = cmd.Process.Pid
+	}
+	if err != nil {
 		r.Close()
-		w.Close()
 		return nil, err
 	}
-	w.Close() // the shell has its copy; ours would keep the pipe open
-	p.pid = cmd.Process.Pid
-	p.g = group{pid: p.pid, marker: []byte(marker), start: start, seen: map[int]uint64{}}
+	p.g = group{pid: p.pid, markers: [][]byte{[]byte(marker)}, start: start, adopter: adopter, seen: map[int]uint64{}}
 	p.wg.Go(p.waitShell)
 	p.wg.Go(p.readOutput)
 	p.wg.Go(p.supervise)
 	return p, nil
 }
 
+// waitShell waits until the shell has exited: it waits for the shell, or
+// for its supervisor's report.
 func (p *proc) waitShell() {
-	p.waitErr = p.cmd.Wait()
+	if p.sup != nil {
+		p.sup.wait()
+	} else {
+		p.waitErr = p.cmd.Wait()
+	}
 	close(p.exited)
 }
 
@@ -291,7 +321,13 @@ loop:
 	}
 	<-p.exited
 	// The shell is gone; so must be whatever it started.
-	if lastPID() != p.pid {
+	switch {
+	case p.sup != nil:
+		if !p.sup.nothingLeft() {
+			p.terminate()
+		}
+		p.waitErr = p.sup.release(p.cmd)
+	case lastPID() != p.pid:
 		p.terminate()
 	}
 	// Every process that could hold the pipe is dead, unless one escaped
@@ -338,15 +374,23 @@ func (p *proc) terminate() {
 // ending describes how the command ended.
 func (p *proc) ending(reason stopReason) ending {
 	e := ending{exitCode: -1, reason: reason, duration: time.Since(p.started)}
-	st := p.cmd.ProcessState
-	if st == nil {
+	var ws syscall.WaitStatus
+	var ok bool
+	if p.sup != nil {
+		ws, ok = p.sup.status()
+	}
+	if st := p.cmd.ProcessState; !ok && st != nil {
+		// Without a supervisor, or when it ended without a report.
+		ws, ok = st.Sys().(syscall.WaitStatus)
+	}
+	if !ok {
 		e.err = p.waitErr
 		return e
 	}
-	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	if ws.Signaled() {
 		e.signal = signalName(ws.Signal())
 	} else {
-		e.exitCode = st.ExitCode()
+		e.exitCode = ws.ExitStatus()
 	}
 	var exitErr *exec.ExitError
 	if p.waitErr != nil && !errors.As(p.waitErr, &exitErr) {

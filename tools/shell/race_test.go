@@ -16,10 +16,10 @@ import (
 // cancelling some calls and killing some jobs while they run, and checks
 // each result and that nothing survives. Run it with -race.
 func TestConcurrent(t *testing.T) {
-	h := newHarness(t, Config{KillGrace: 200 * time.Millisecond}, true)
+	h := newHarness(t, withSupervisor(Config{KillGrace: 200 * time.Millisecond}), true)
 	const n = 24
 	var cancels sync.Map
-	reg, err := tool.NewRegistry(NewRunShellCommand(Config{KillGrace: 200 * time.Millisecond, Jobs: h.jobs}))
+	reg, err := tool.NewRegistry(NewRunShellCommand(withSupervisor(Config{KillGrace: 200 * time.Millisecond, Jobs: h.jobs})))
 	if err != nil {
 		t.Fatal(err)
 	}

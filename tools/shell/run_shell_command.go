@@ -52,6 +52,12 @@ type RunData struct {
 	Running bool   `json:"running,omitempty"`
 	// Jobs lists the background jobs.
 	Jobs []JobInfo `json:"jobs,omitempty"`
+	// While the command runs, PGID is its shell's process group (and
+	// session), and Marker the value of WIELD_SHELL_JOB in the environment
+	// of every process it starts: what [Sweep] needs to stop what is left
+	// of it if the host dies. Sweep never kills by PGID alone.
+	PGID   int    `json:"pgid,omitempty"`
+	Marker string `json:"marker,omitempty"`
 }
 
 // NewRunShellCommand returns the run_shell_command tool.
@@ -108,11 +114,11 @@ func (s *shell) run(ctx context.Context, c *tool.Call, in RunInput) (tool.Result
 	}
 	var emit func(tool.Event)
 	if !in.Background {
-		emit = c.Emit
+		emit = progressEvents(c.Emit)
 	}
 	p, err := startProc(procSpec{
 		shell: s.path, command: in.Command, desc: in.Description, dir: dir,
-		env: s.environ(), capture: s.cfg.CaptureLimit, limits: lim,
+		env: s.environ(), capture: s.cfg.CaptureLimit, limits: lim, supervisor: s.cfg.Supervisor,
 	}, emit)
 	if err != nil {
 		return tool.Failure("cannot start the command: " + err.Error()), nil
@@ -205,6 +211,7 @@ func (s *shell) data(p *proc, jobs *Jobs, spillPath string) RunData {
 	if !p.isDone() {
 		d.Running = true
 		d.DurationMs = time.Since(p.started).Milliseconds()
+		d.PGID, d.Marker = p.pid, p.token
 		return d
 	}
 	e := p.end
@@ -252,4 +259,19 @@ func failure(e ending, cfg Config) string {
 		return fmt.Sprintf("exit code %d", e.exitCode)
 	}
 	return ""
+}
+
+// progressEvents returns emit, with each output event's new output as its
+// Message and the bytes of output so far as its Progress, which grows with
+// every event: an MCP client's progress notifications then carry the
+// output itself. Events are emitted one at a time.
+func progressEvents(emit func(tool.Event)) func(tool.Event) {
+	var bytes int64
+	return func(e tool.Event) {
+		if ev, ok := e.Data.(OutputEvent); ok {
+			bytes += ev.Omitted + int64(len(ev.Output))
+			e.Message, e.Progress = ev.Output, float64(bytes)
+		}
+		emit(e)
+	}
 }

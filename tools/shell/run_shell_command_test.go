@@ -236,15 +236,24 @@ func TestRun(t *testing.T) {
 	t.Setenv("WIELD_TEST_PLAIN", "plain")
 	t.Setenv("PAGER", "less")
 	outside := t.TempDir()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t, tt.cfg, true)
-			os.MkdirAll(filepath.Join(h.dir, "sub"), 0o755)
-			os.WriteFile(filepath.Join(h.dir, "file.txt"), nil, 0o644)
-			os.Symlink(outside, filepath.Join(h.dir, "out"))
-			res := h.run(tt.in)
-			tt.check(t, h, res)
-			h.assertClean()
+	// Every case runs with the shell as wield's child and under a
+	// supervisor, as cmd/wield runs it.
+	for _, mode := range []struct {
+		name string
+		cfg  func(Config) Config
+	}{{"direct", func(c Config) Config { return c }}, {"supervised", withSupervisor}} {
+		t.Run(mode.name, func(t *testing.T) {
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					h := newHarness(t, mode.cfg(tt.cfg), true)
+					os.MkdirAll(filepath.Join(h.dir, "sub"), 0o755)
+					os.WriteFile(filepath.Join(h.dir, "file.txt"), nil, 0o644)
+					os.Symlink(outside, filepath.Join(h.dir, "out"))
+					res := h.run(tt.in)
+					tt.check(t, h, res)
+					h.assertClean()
+				})
+			}
 		})
 	}
 }
@@ -281,7 +290,7 @@ func TestRunWithoutShell(t *testing.T) {
 // "ready".
 func TestProgressAndCancel(t *testing.T) {
 	h := newHarness(t, Config{}, false)
-	reg, err := tool.NewRegistry(NewRunShellCommand(Config{KillGrace: 200 * time.Millisecond}))
+	reg, err := tool.NewRegistry(NewRunShellCommand(withSupervisor(Config{KillGrace: 200 * time.Millisecond})))
 	if err != nil {
 		t.Fatal(err)
 	}

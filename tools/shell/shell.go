@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/template"
 	"time"
@@ -76,6 +77,15 @@ type Config struct {
 	// the [*Jobs] the call's services offer under [ServiceName], if any;
 	// without one, commands run in the foreground only.
 	Jobs *Jobs
+	// Supervisor is the command line that starts a supervisor for each
+	// command: a program's path, then arguments, to which the tools add
+	// their own. The program must call [Supervise] with the added
+	// arguments. A supervisor keeps what a command starts in its own
+	// process tree and kills all of it when the host dies, even by
+	// SIGKILL; see "Supervisors" in the package documentation. Nil means
+	// that commands run as children of the host itself. The tools copy
+	// the slice.
+	Supervisor []string
 }
 
 // Tools returns the shell tools in display order: run_shell_command,
@@ -113,6 +123,7 @@ func newShell(cfg Config) *shell {
 		cfg.MaxOutput = DefaultMaxOutput
 	}
 	cfg.Timeout = min(cfg.Timeout, cfg.MaxTimeout)
+	cfg.Supervisor = slices.Clone(cfg.Supervisor)
 	s := &shell{cfg: cfg}
 	switch {
 	case cfg.Shell != "":

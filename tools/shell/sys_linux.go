@@ -107,11 +107,15 @@ func parseStat(b []byte) (pinfo, bool) {
 
 // A group identifies the processes of one command: those in the shell's
 // session or process group, those whose environment holds the command's
-// marker, and the descendants of either.
+// marker, the children of its supervisor, and the descendants of any of
+// these.
 type group struct {
-	pid    int    // the shell; also the session and process group id
-	marker []byte // "WIELD_SHELL_JOB=<token>"
-	start  uint64 // clock ticks at start, minus one
+	pid     int      // the shell; also the session and process group id; 0 when unknown
+	markers [][]byte // "WIELD_SHELL_JOB=<token>"
+	start   uint64   // clock ticks at start, minus one
+	// adopter, when not 0, is the command's supervisor: a subreaper whose
+	// children other than the shell are orphans of the command.
+	adopter int
 	// seen records the processes found alive before, by pid and start
 	// time, so that they are known again as zombies.
 	seen map[int]uint64
@@ -144,7 +148,7 @@ func (g group) members() (alive, zombies []pinfo) {
 			continue
 		}
 		all = append(all, p)
-		if p.sid == g.pid || p.pgid == g.pid || p.pid == g.pid {
+		if g.pid > 0 && (p.sid == g.pid || p.pgid == g.pid || p.pid == g.pid) {
 			in[p.pid] = true
 		} else if start, ok := g.seen[p.pid]; ok && start == p.start {
 			in[p.pid] = true
@@ -161,7 +165,7 @@ func (g group) members() (alive, zombies []pinfo) {
 	for grown := true; grown; {
 		grown = false
 		for _, p := range all {
-			if !in[p.pid] && in[p.ppid] && p.start >= g.start {
+			if !in[p.pid] && (in[p.ppid] || g.adopter != 0 && p.ppid == g.adopter) && p.start >= g.start {
 				in[p.pid] = true
 				grown = true
 			}
@@ -185,15 +189,27 @@ func (g group) members() (alive, zombies []pinfo) {
 }
 
 func (g group) hasMarker(pid int) bool {
+	if len(g.markers) == 0 {
+		return false
+	}
 	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil {
 		return false
 	}
-	if bytes.HasPrefix(env, g.marker) && len(env) > len(g.marker) && env[len(g.marker)] == 0 {
-		return true
+	for len(env) > 0 {
+		kv := env
+		if i := bytes.IndexByte(env, 0); i >= 0 {
+			kv, env = env[:i], env[i+1:]
+		} else {
+			env = nil
+		}
+		for _, m := range g.markers {
+			if bytes.Equal(kv, m) {
+				return true
+			}
+		}
 	}
-	i := bytes.Index(env, append(append([]byte{0}, g.marker...), 0))
-	return i >= 0 || bytes.HasSuffix(env, append([]byte{0}, g.marker...))
+	return false
 }
 
 // A handle is a pidfd: a reference to one process that cannot be
@@ -244,10 +260,12 @@ func (h handle) close() {
 // processes, and returns handles on those it signalled. The caller closes
 // them.
 func (g group) signal(sig syscall.Signal) []handle {
-	unix.Kill(-g.pid, sig)
-	if sig == unix.SIGTERM {
-		// A stopped process acts on SIGTERM only once continued.
-		unix.Kill(-g.pid, unix.SIGCONT)
+	if g.pid > 0 { // kill(0) would signal this process's own group
+		unix.Kill(-g.pid, sig)
+		if sig == unix.SIGTERM {
+			// A stopped process acts on SIGTERM only once continued.
+			unix.Kill(-g.pid, unix.SIGCONT)
+		}
 	}
 	alive, _ := g.members()
 	hs := make([]handle, 0, len(alive))
@@ -322,4 +340,29 @@ func signalName(sig syscall.Signal) string {
 		return n
 	}
 	return "signal " + strconv.Itoa(int(sig))
+}
+
+// sweep kills the processes that carry one of markers; see [Sweep].
+func sweep(markers []string) int {
+	g := group{}
+	for _, m := range markers {
+		if m != "" {
+			g.markers = append(g.markers, []byte(markerVar+"="+m))
+		}
+	}
+	if len(g.markers) == 0 {
+		return 0
+	}
+	killed := map[int]bool{}
+	for range 10 { // a process may fork while we kill; go round again
+		hs := g.signal(unix.SIGKILL)
+		if len(hs) == 0 {
+			break
+		}
+		for _, h := range hs {
+			killed[h.pid] = true
+		}
+		waitExit(hs, killWait)
+	}
+	return len(killed)
 }
