@@ -103,6 +103,7 @@ var evalCases = []struct {
 	{"in a pipeline", `echo | echo ${x@P}`, "prompt expansion"},
 	{"single quotes in a double-quoted default", `echo "${v:-'$(touch p)'}"`, "single quotes in a double-quoted parameter expansion"},
 	{"single quotes in a double-quoted default, read", `read -a a <<< "${i:-'x[$(touch p)]'}"`, "single quotes in a double-quoted parameter expansion"},
+	{"single quotes in a default in a here-document", "echo <<EOF\n${x:-'$(touch p)'}\nEOF", "single quotes in a double-quoted parameter expansion"},
 	{"in a process substitution", `echo <(echo $((a)))`, "arithmetic expansion"},
 }
 

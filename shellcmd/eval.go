@@ -532,5 +532,8 @@ func (e *evaluator) redirect(r *syntax.Redirect) {
 		}
 	}
 	e.word(r.Word)
+	// A here-document's body is expanded like a double-quoted string.
+	e.dq++
 	e.word(r.Hdoc)
+	e.dq--
 }
