@@ -169,7 +169,7 @@ func (g *lineGen) setup() string {
 		"declare -a N=V", "declare -A N", "declare -n N=V", "typeset -i N=V", "local N=V", "export N=V", "readonly N=V",
 		"read N <<< V", "read -a N <<< V", "IFS= read -r N <<< V", "printf -v N %s V", "mapfile -t N <<< V",
 		"let N=1", `let "N=V"`, `N=(1); declare N="($x)"`, `N=(1); export N="($x)"`, `N=(1); readonly N="($x)"`,
-		`N=(1); typeset N="($a)"`, `f() { local N=(1); local N="($x)"; }; f`, "set -- V", "PS4=V", "N=V; declare -i N", "N=1; N[0]=V", "export N", `N="$N"V`)
+		`N=(1); typeset N="($a)"`, `f() { local N=(1); local N="($x)"; }; f`, "set -- V", "PS4=V", "N=V; declare -i N", "N=1; N[0]=V", "export N", `N="$N"V`, "shopt -s extglob")
 	r := strings.NewReplacer("N", n, "V", v, "S", g.sub())
 	return r.Replace(f)
 }
@@ -187,7 +187,7 @@ func (g *lineGen) exp(depth int) string {
 		"${!N@}", "${!N[@]}", "${N@P}", "${N@E}", "${N@Q}", "${N@A}", "${N@a}", "${N@U}", "${N@u}", "${N@L}", "${N@K}",
 		"${N:1}", "${N:N}", "${N:1:N}", "${N: -1}", "${N[0]}", "${N[N]}", "${N[$N]}", "${N[@]}", `"${N[@]}"`, "${N[*]}",
 		"${#N[@]}", "${#N[N]}", "$((N))", "$(($N))", "$((N+1))", "$((1+2))", "$[N]", "$[1]", "$(echo W)", "`echo W`",
-		"<(echo W)", ">(echo W)", "{a,b}", "{1..2}", "{$N,b}", "~", "~/W", "$\"W\"", `$'\x41'`, "$1", "$@", "$*", `"$@"`, "$#",
+		"<(echo W)", ">(echo W)", "{a,b}", "{1..2}", "{$N,b}", "~", "~/W", "$\"W\"", `$'\x41'`, "$1", "$@", "$*", `"$@"`, "$#", "@(W)", "+(a|W)", "!(W)", "?(W)", "*(W|b)",
 		"${N:-$((N))}", "${N:-$(echo W)}", `"${N:-W}"`, "x${N}y", "'$N'", "W")
 	return strings.NewReplacer("N", n, "W", w).Replace(f)
 }
@@ -280,8 +280,8 @@ func (g *lineGen) line() string {
 	}
 	parts = append(parts, g.compound(0))
 	sep := "; "
-	if g.r.IntN(5) == 0 {
-		sep = "\n"
+	if g.r.IntN(5) == 0 || strings.Contains(strings.Join(parts, ""), "shopt") {
+		sep = "\n" // bash reads a line before running it: extglob must be on before the next line
 	}
 	return strings.Join(parts, sep)
 }

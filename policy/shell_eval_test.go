@@ -13,7 +13,7 @@ import (
 // for want of a rule.
 var evalRules = []string{"echo:*", "printf:*", "read:*", "test:*", "[:*", "[[:*", "((:*", "let:*",
 	"declare:*", "typeset:*", "local:*", "export:*", "readonly:*", "unset:*", "mapfile:*", "readarray:*",
-	"set:*", "wait:*", "hash:*", ":", "true", "cd:*", "shift:*",
+	"set:*", "wait:*", "hash:*", ":", "true", "cd:*", "shift:*", "shopt:*",
 	// Wrappers match exact rules only.
 	"eval echo", "builtin let a", "command declare -i a"}
 
@@ -104,6 +104,8 @@ var evalCases = []struct {
 	{"single quotes in a double-quoted default", `echo "${v:-'$(touch p)'}"`, "single quotes in a double-quoted parameter expansion"},
 	{"single quotes in a double-quoted default, read", `read -a a <<< "${i:-'x[$(touch p)]'}"`, "single quotes in a double-quoted parameter expansion"},
 	{"single quotes in a default in a here-document", "echo <<EOF\n${x:-'$(touch p)'}\nEOF", "single quotes in a double-quoted parameter expansion"},
+	{"substitution in an extended glob", "shopt -s extglob\necho @($(touch p))", "extended glob pattern"},
+	{"substitution in an extended glob case pattern", "shopt -s extglob\ncase a in +(a|`touch p`)) echo;; esac", "extended glob pattern"},
 	{"in a process substitution", `echo <(echo $((a)))`, "arithmetic expansion"},
 }
 
@@ -141,6 +143,7 @@ var inertCases = []string{
 	`echo hi {fd}>/dev/null`,
 	"echo <<'EOF'\n$((a))\nEOF",
 	`case $x in a|b) echo;; esac`,
+	"shopt -s extglob\necho @(a|b*) !(x)",
 	`(echo; { echo; }) | echo && echo || echo`,
 }
 

@@ -268,9 +268,16 @@ func (e *evaluator) word(w *syntax.Word) {
 
 func (e *evaluator) wordPart(p syntax.WordPart) {
 	switch p := p.(type) {
-	case *syntax.Lit, *syntax.ExtGlob:
+	case *syntax.Lit:
 		// Literals, globs and brace expansions are values, never
 		// evaluated.
+	case *syntax.ExtGlob:
+		// mvdan.cc/sh keeps an extended glob's pattern as text, but Bash
+		// expands it: with extglob on, @($(cmd)) runs cmd unseen by
+		// Split.
+		if p.Pattern != nil && strings.ContainsAny(p.Pattern.Value, "$`\\'\"") {
+			e.add(p, "extended glob pattern", "is expanded by Bash, running the substitutions in it")
+		}
 	case *syntax.SglQuoted:
 		if e.dq > 0 {
 			// mvdan.cc/sh reads '...' in "${x:-'...'}" as a quoted
