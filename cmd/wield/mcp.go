@@ -175,14 +175,6 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// moduleVersion is wield's version from the build information.
-func moduleVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
-}
-
 // nopCloser and nopWriteCloser let the server close its transport without
 // closing the process's standard streams under other readers.
 type nopCloser struct{ io.Reader }
