@@ -15,6 +15,9 @@ import (
 // when the tests run as root, for whom permissions do not apply.
 const nobody = 65534
 
+// childEnv marks the child process of [asUnprivileged].
+const childEnv = "WIELD_FS_TEST_UNPRIVILEGED"
+
 // asUnprivileged makes the calling test exercise real permission errors
 // whoever runs it. As an ordinary user it returns true: the caller goes on
 // and runs its body. As root (CI runs as root) it runs the same test again
@@ -26,6 +29,9 @@ func asUnprivileged(t *testing.T) bool {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		return true
+	}
+	if os.Getenv(childEnv) != "" {
+		t.Fatalf("still root in the child that should run as uid %d", nobody)
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -49,7 +55,7 @@ func asUnprivileged(t *testing.T) bool {
 	}
 	cmd := exec.CommandContext(t.Context(), copied, "-test.run=^"+regexp.QuoteMeta(t.Name())+"$", "-test.v", "-test.count=1")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "TMPDIR="+dir, "HOME="+dir)
+	cmd.Env = append(os.Environ(), "TMPDIR="+dir, "HOME="+dir, childEnv+"=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
