@@ -277,7 +277,13 @@ func exportTool(t *Tool, f Format, o ExportOptions, names *schema.Names) (any, e
 		if err != nil {
 			return nil, err
 		}
-		return mcpTool{Name: s.Name, Description: s.Description, InputSchema: in, Annotations: mcpAnnotations(s.Annotations)}, nil
+		mt := mcpTool{Name: s.Name, Description: s.Description, InputSchema: in, Annotations: mcpAnnotations(s.Annotations)}
+		if len(s.OutputSchema) != 0 {
+			if mt.OutputSchema, err = schema.MCP(s.OutputSchema); err != nil {
+				return nil, fmt.Errorf("output schema: %w", err)
+			}
+		}
+		return mt, nil
 	}
 	wire, err := names.Add(s.Name)
 	if err != nil {
@@ -314,10 +320,11 @@ type openAIFunction struct {
 }
 
 type mcpTool struct {
-	Name        string           `json:"name"`
-	Description string           `json:"description,omitempty"`
-	InputSchema json.RawMessage  `json:"inputSchema"`
-	Annotations *mcpToolAnnotate `json:"annotations,omitempty"`
+	Name         string           `json:"name"`
+	Description  string           `json:"description,omitempty"`
+	InputSchema  json.RawMessage  `json:"inputSchema"`
+	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
+	Annotations  *mcpToolAnnotate `json:"annotations,omitempty"`
 }
 
 type mcpToolAnnotate struct {

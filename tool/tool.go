@@ -51,6 +51,12 @@ type Spec struct {
 	// InputSchema is the JSON Schema (draft 2020-12) of the arguments object.
 	// [New] fills it from the input type; [NewRaw] requires it.
 	InputSchema json.RawMessage `json:"input_schema,omitempty"`
+	// OutputSchema, if set, is the JSON Schema of the Data of the tool's
+	// successful results, an object schema ([SchemaOf] infers one from a Go
+	// type). Served over MCP it is the tool's outputSchema, and Data its
+	// structuredContent; a tool without one sends none. Nil means the tool
+	// promises no shape.
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 	// Annotations describe the tool's behaviour.
 	Annotations Annotations `json:"annotations,omitzero"`
 	// Timeout bounds one call; zero means the runner's default.
@@ -120,6 +126,9 @@ func NewRaw(spec Spec, h Handler) (*Tool, error) {
 	if err := checkObjectSchema(spec.InputSchema); err != nil {
 		return nil, fmt.Errorf("tool %s: %w", spec.Name, err)
 	}
+	if err := checkOutputSchema(spec.OutputSchema); err != nil {
+		return nil, fmt.Errorf("tool %s: %w", spec.Name, err)
+	}
 	spec.InputSchema = sch.Raw()
 	t := &Tool{spec: spec, schema: sch, handler: h}
 	t.compileOnce.Do(func() {})
@@ -159,7 +168,26 @@ func checkObjectSchema(raw json.RawMessage) error {
 	return nil
 }
 
-// Spec returns the tool's spec. InputSchema must not be modified.
+// checkOutputSchema requires an output schema, if any, to compile and to
+// describe an object, as MCP's outputSchema must.
+func checkOutputSchema(raw json.RawMessage) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	if _, err := schema.Compile(raw, nil); err != nil {
+		return fmt.Errorf("output schema: %w", err)
+	}
+	var top struct {
+		Type any `json:"type"`
+	}
+	if err := json.Unmarshal(raw, &top); err != nil || top.Type != "object" {
+		return fmt.Errorf(`output schema must have "type": "object", got %v`, top.Type)
+	}
+	return nil
+}
+
+// Spec returns the tool's spec. InputSchema and OutputSchema must not be
+// modified.
 func (t *Tool) Spec() Spec { return t.spec }
 
 // Name returns the tool's name.

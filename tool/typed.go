@@ -47,6 +47,9 @@ func New[In any](spec Spec, fn func(ctx context.Context, c *Call, in In) (Result
 	if err := checkObjectSchema(spec.InputSchema); err != nil {
 		panic(fmt.Sprintf("tool.New(%s): %v", spec.Name, err))
 	}
+	if err := checkOutputSchema(spec.OutputSchema); err != nil {
+		panic(fmt.Sprintf("tool.New(%s): %v", spec.Name, err))
+	}
 	if fn == nil {
 		panic(fmt.Sprintf("tool.New(%s): nil function", spec.Name))
 	}
@@ -110,6 +113,18 @@ func InferSchema[In any]() (json.RawMessage, error) {
 	}
 	s.Schema = "" // dialect is implied; providers reject "$schema"
 	return json.Marshal(s)
+}
+
+// SchemaOf returns the JSON Schema of T, a struct type, for
+// [Spec.OutputSchema]: inferred as [New] infers an input schema, so that
+// fields without omitempty or omitzero are required and unknown properties
+// are refused. It panics if T is not a struct: a programming error.
+func SchemaOf[T any]() json.RawMessage {
+	raw, err := InferSchema[T]()
+	if err != nil {
+		panic(fmt.Sprintf("tool.SchemaOf: %v", err))
+	}
+	return raw
 }
 
 // applyTags adds enum and default values from struct tags to s, the schema

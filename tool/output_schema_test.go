@@ -1,0 +1,81 @@
+package tool
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+type outputOf struct {
+	Path  string `json:"path"`
+	Lines int    `json:"lines,omitempty"`
+}
+
+func TestOutputSchema(t *testing.T) {
+	obj := json.RawMessage(`{"type":"object"}`)
+	tests := []struct {
+		name   string
+		output json.RawMessage
+		err    string // empty: valid
+	}{
+		{name: "none"},
+		{name: "inferred", output: SchemaOf[outputOf]()},
+		{name: "not an object", output: json.RawMessage(`{"type":"string"}`), err: `output schema must have "type": "object"`},
+		{name: "no type", output: json.RawMessage(`{"properties":{}}`), err: `output schema must have "type": "object"`},
+		{name: "invalid", output: json.RawMessage(`{"type":"object","properties":{"x":{"type":"nonsense"}}}`), err: "output schema"},
+		{name: "not JSON", output: json.RawMessage(`{`), err: "output schema"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := NewRaw(Spec{Name: "t", InputSchema: obj, OutputSchema: tt.output}, nopHandler)
+			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+				t.Errorf("NewRaw = %v, want error %q", err, tt.err)
+			}
+		})
+	}
+}
+
+func TestSchemaOf(t *testing.T) {
+	var s struct {
+		Type                 string         `json:"type"`
+		Properties           map[string]any `json:"properties"`
+		Required             []string       `json:"required"`
+		AdditionalProperties any            `json:"additionalProperties"`
+	}
+	if err := json.Unmarshal(SchemaOf[outputOf](), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Type != "object" || len(s.Properties) != 2 || len(s.Required) != 1 || s.Required[0] != "path" {
+		t.Errorf("SchemaOf = %+v, want an object with path required and lines optional", s)
+	}
+}
+
+func TestRegistry_ExportOutputSchema(t *testing.T) {
+	obj := json.RawMessage(`{"type":"object"}`)
+	with, err := NewRaw(Spec{Name: "with", InputSchema: obj, OutputSchema: SchemaOf[outputOf]()}, nopHandler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := NewRaw(Spec{Name: "without", InputSchema: obj}, nopHandler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := NewRegistry(with, without)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _, err := reg.Export("mcp", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []struct {
+		Name         string          `json:"name"`
+		OutputSchema json.RawMessage `json:"outputSchema"`
+	}
+	if err := json.Unmarshal(raw, &tools); err != nil {
+		t.Fatal(err)
+	}
+	if len(tools) != 2 || !strings.Contains(string(tools[0].OutputSchema), `"path"`) || tools[1].OutputSchema != nil {
+		t.Errorf("exported = %s, want an outputSchema for with only", raw)
+	}
+}
