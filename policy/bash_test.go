@@ -177,7 +177,7 @@ func (g *lineGen) setup() string {
 // exp is an expansion of a variable, or another word.
 func (g *lineGen) exp(depth int) string {
 	n := g.name()
-	w := g.pick("x", "*", "$x", "1", "'$(touch CANARY)'", g.value())
+	w := g.pick("x", "*", "$x", "1", "'$(touch CANARY)'", "'`touch CANARY`'", `\$(touch CANARY)`, g.value())
 	if depth < 2 && g.r.IntN(4) == 0 {
 		w = g.exp(depth + 1)
 	}
@@ -206,7 +206,7 @@ func (g *lineGen) cmd() string {
 	n, e := g.name(), g.exp(0)
 	if g.echoOnly {
 		f := g.pick("echo E", "echo E E", "echo E E E", "echo -e E", "echo E >&2", "echo E 2>/dev/null", "echo <<< E",
-			"echo E <<EOF\nE\nEOF", "echo hi {N[N]}>/dev/null", `echo hi <&"$N"`, "N[N]=E", "N=E", "case E in *) echo E;; esac")
+			"echo E <<EOF\nE\nEOF", "echo <<EOF\nE E\nEOF", "echo <<-EOF\n\tE\n\tEOF", "echo hi {N[N]}>/dev/null", `echo hi <&"$N"`, "N[N]=E", "N=E", "case E in *) echo E;; esac")
 		return strings.NewReplacer("N", n, "E", e).Replace(f)
 	}
 	f := g.pick(
