@@ -135,7 +135,7 @@ func (e *evaluator) command(node syntax.Command) {
 		case *syntax.CStyleLoop:
 			for _, x := range []syntax.ArithmExpr{l.Init, l.Cond, l.Post} {
 				if x != nil && !literalArith(x) {
-					e.add(c, "arithmetic for loop", whyArith)
+					e.add(l, "arithmetic for loop", whyArith)
 					break
 				}
 			}
