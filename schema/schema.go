@@ -348,8 +348,12 @@ func unreadableNumbers(v any, loc []string, out *[]Violation) {
 	switch v := v.(type) {
 	case json.Number:
 		if _, ok := new(big.Rat).SetString(string(v)); !ok {
+			lit := string(v)
+			if len(lit) > 40 {
+				lit = lit[:20] + "…" + lit[len(lit)-10:]
+			}
 			*out = append(*out, Violation{Pointer: pointer(loc),
-				Message: "number " + string(v) + " is out of range (its exponent is beyond what can be compared)"})
+				Message: "number " + lit + " is out of range (its exponent is beyond what can be compared)"})
 		}
 	case []any:
 		for i, e := range v {

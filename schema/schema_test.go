@@ -147,6 +147,8 @@ func TestValidate_ExactNumbers(t *testing.T) {
 			[]Violation{{"/n", "number -1e-1000001 is out of range (its exponent is beyond what can be compared)"}}},
 		{"unreadable in uniqueItems", `{"uniqueItems":true}`, `[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,1e9999999]`,
 			[]Violation{{"/21", "number 1e9999999 is out of range (its exponent is beyond what can be compared)"}}},
+		{"unreadable long fraction", `{"maximum":1}`, "0." + strings.Repeat("0", 1_000_001) + "1",
+			[]Violation{{"", "number 0.000000000000000000…0000000001 is out of range (its exponent is beyond what can be compared)"}}},
 		{"unreadable but unconstrained", `{"type":"number"}`, `1e1000001`, nil},
 	}
 	for _, tt := range tests {
