@@ -23,15 +23,24 @@ type RegisterInput struct {
 	Headers map[string]string `json:"headers,omitempty" jsonschema:"HTTP headers sent to url, such as Authorization"`
 }
 
+// RegisterData is the Data of the register_mcp_server tool's results.
+type RegisterData struct {
+	// Server is the server's name; Tools are the names its tools are
+	// mounted under.
+	Server string   `json:"server"`
+	Tools  []string `json:"tools"`
+}
+
 // NewRegisterServer returns the register_mcp_server tool, which adds a
 // server to m for the rest of its life, starts it and mounts its tools in
 // the registries given to [Manager.Mount]. It is destructive (it runs a
 // program or reaches a service), open-world, and not parallel-safe.
 func NewRegisterServer(m *Manager) *tool.Tool {
 	return tool.New(tool.Spec{
-		Name:        "register_mcp_server",
-		Description: renderRegisterDescription(),
-		Annotations: tool.Annotations{Destructive: true, OpenWorld: true},
+		Name:         "register_mcp_server",
+		Description:  renderRegisterDescription(),
+		OutputSchema: tool.SchemaOf[RegisterData](),
+		Annotations:  tool.Annotations{Destructive: true, OpenWorld: true},
 		// Starting the server is bounded by its own startup_timeout.
 		Timeout: DefaultStartupTimeout + DefaultStartupTimeout/2,
 	}, registerServer{m}.register)
@@ -76,5 +85,5 @@ func (r registerServer) register(ctx context.Context, _ *tool.Call, in RegisterI
 	for _, err := range errs {
 		b.WriteString("\nNote: " + err.Error())
 	}
-	return tool.Result{Success: true, Output: b.String(), Data: map[string]any{"server": in.Name, "tools": names}}, nil
+	return tool.Result{Success: true, Output: b.String(), Data: RegisterData{Server: in.Name, Tools: names}}, nil
 }

@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -97,9 +98,21 @@ func toResult(server, name string, r *sdk.CallToolResult) tool.Result {
 		b.WriteString("]\n")
 		data.Blobs = append(data.Blobs, bl)
 	}
+	// A server that returns structured content should repeat it as JSON
+	// text; next to other text, that copy is left out: the data is in
+	// CallData.Structured.
+	texts := 0
+	for _, c := range r.Content {
+		if _, ok := c.(*sdk.TextContent); ok {
+			texts++
+		}
+	}
 	for _, c := range r.Content {
 		switch c := c.(type) {
 		case *sdk.TextContent:
+			if texts > 1 && sameJSON(c.Text, r.StructuredContent) {
+				continue
+			}
 			writeText(&b, c.Text)
 		case *sdk.ImageContent:
 			addBlob("image", c.MIMEType, "", c.Data)
@@ -163,6 +176,23 @@ func toResult(server, name string, r *sdk.CallToolResult) tool.Result {
 		text = "(no output)"
 	}
 	return tool.Result{Success: true, Output: note + "\n" + text, Data: data}
+}
+
+// sameJSON reports whether the text s is a JSON object equal to v.
+func sameJSON(s string, v any) bool {
+	s = strings.TrimSpace(s)
+	if v == nil || !strings.HasPrefix(s, "{") {
+		return false
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	var x, y any
+	if json.Unmarshal([]byte(s), &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // writeText appends the text content s, made safe to show: invalid UTF-8

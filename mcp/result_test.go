@@ -34,6 +34,10 @@ func TestToResult(t *testing.T) {
 			}},
 		{name: "structured and text", in: &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "one"}}, StructuredContent: map[string]any{"n": 1}},
 			success: true, text: note + "\none"},
+		{name: "structured repeated as JSON text", in: &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "one"}, &sdk.TextContent{Text: `{ "n": 1 }`}}, StructuredContent: map[string]any{"n": 1}},
+			success: true, text: note + "\none"},
+		{name: "structured and other JSON text", in: &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "one"}, &sdk.TextContent{Text: `{"n":2}`}}, StructuredContent: map[string]any{"n": 1}},
+			success: true, text: note + "\none\n{\"n\":2}"},
 		{name: "media", in: &sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{Data: []byte("png"), MIMEType: "image/png"}, &sdk.AudioContent{Data: []byte("wav!"), MIMEType: "audio/wav"}}},
 			success: true, text: note + "\n[image image/png, 3 bytes, in data.blobs[0]]\n[audio audio/wav, 4 bytes, in data.blobs[1]]",
 			check: func(t *testing.T, d *CallData) {

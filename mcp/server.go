@@ -53,6 +53,8 @@ type Server struct {
 	ids      atomic.Uint64
 	progress sync.Map // call id → *progressTarget
 	served   map[string]bool
+	// structured holds the served tools that declare an output schema.
+	structured map[string]bool
 }
 
 // progressTarget is where a call's progress goes.
@@ -94,9 +96,10 @@ func NewServer(reg *tool.Registry, opts *ServerOptions) (*Server, error) {
 		Instructions: s.opts.Instructions,
 		Logger:       s.log,
 	})
-	s.served = map[string]bool{}
+	s.served, s.structured = map[string]bool{}, map[string]bool{}
 	for _, t := range reg.Visible() {
 		s.served[t.Name()] = true
+		s.structured[t.Name()] = len(t.Spec().OutputSchema) != 0
 		mt, err := mcpTool(t)
 		if err != nil {
 			return nil, err
@@ -119,7 +122,7 @@ func mcpTool(t *tool.Tool) (*sdk.Tool, error) {
 	}
 	a := spec.Annotations
 	destructive, openWorld := a.Destructive, a.OpenWorld
-	return &sdk.Tool{
+	mt := &sdk.Tool{
 		Name:        spec.Name,
 		Description: spec.Description,
 		InputSchema: schema,
@@ -128,7 +131,15 @@ func mcpTool(t *tool.Tool) (*sdk.Tool, error) {
 			DestructiveHint: &destructive,
 			OpenWorldHint:   &openWorld,
 		},
-	}, nil
+	}
+	if len(spec.OutputSchema) != 0 {
+		var out map[string]any
+		if err := json.Unmarshal(spec.OutputSchema, &out); err != nil {
+			return nil, fmt.Errorf("tool %s: output schema: %w", spec.Name, err)
+		}
+		mt.OutputSchema = out
+	}
+	return mt, nil
 }
 
 // handler returns the MCP handler of the tool called name.
@@ -167,7 +178,7 @@ func (s *Server) callTool(ctx context.Context, name string, args json.RawMessage
 		}
 		res.Success = false
 	}
-	return toMCPResult(res)
+	return toMCPResult(res, s.structured[name])
 }
 
 func (s *Server) services() tool.Services {
@@ -193,16 +204,33 @@ func (c serviceChain) Lookup(name string) any {
 }
 
 // toMCPResult maps a wield result to a tools/call result: the text the
-// model reads as text content, the data as structured content when it is
-// a JSON object, and a failure as isError.
-func toMCPResult(r tool.Result) *sdk.CallToolResult {
+// model reads as text content, and a failure as isError. The data becomes
+// structured content, when it is a JSON object, in two cases:
+//
+//   - a success of a tool that declares an output schema (structured says
+//     so), whose data the schema describes; the same JSON follows as a
+//     second text content, for clients that read only text, as the spec
+//     advises;
+//   - a failure of a tool that declares none, such as the violations of
+//     invalid arguments. A tool with an output schema fails without
+//     structured content, which its schema would not describe (clients
+//     check it even on errors).
+//
+// So a successful result carries structured content only when the tool
+// declares its shape.
+func toMCPResult(r tool.Result, structured bool) *sdk.CallToolResult {
 	out := &sdk.CallToolResult{IsError: !r.Success}
-	text := r.ForModel()
-	out.Content = []sdk.Content{&sdk.TextContent{Text: text}}
-	if r.Data != nil {
-		if b, err := json.Marshal(r.Data); err == nil && len(b) > 0 && b[0] == '{' {
-			out.StructuredContent = json.RawMessage(b)
-		}
+	out.Content = []sdk.Content{&sdk.TextContent{Text: r.ForModel()}}
+	if r.Data == nil || r.Success != structured {
+		return out
+	}
+	b, err := json.Marshal(r.Data)
+	if err != nil || len(b) == 0 || b[0] != '{' {
+		return out
+	}
+	out.StructuredContent = json.RawMessage(b)
+	if r.Success {
+		out.Content = append(out.Content, &sdk.TextContent{Text: string(b)})
 	}
 	return out
 }

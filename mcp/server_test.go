@@ -40,7 +40,8 @@ func testTools(t *testing.T, started chan<- struct{}) *tool.Registry {
 			<-ctx.Done()
 			return tool.Failure("stopped"), nil
 		})
-	rm := tool.New(tool.Spec{Name: "rm", Description: "removes", Annotations: tool.Annotations{Destructive: true, OpenWorld: true}},
+	rm := tool.New(tool.Spec{Name: "rm", Description: "removes", Annotations: tool.Annotations{Destructive: true, OpenWorld: true},
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"removed":{"type":"integer"}},"required":["removed"]}`)},
 		func(context.Context, *tool.Call, struct{}) (tool.Result, error) {
 			return tool.Result{Success: true, Output: "gone", Data: map[string]int{"removed": 1}}, nil
 		})
@@ -70,14 +71,18 @@ func connect(t *testing.T, srv *Server, opts *sdk.ClientOptions) *sdk.ClientSess
 
 func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
+// textOf returns the text the model reads: the first text content. (A
+// structured result repeats its data as JSON in a second one.)
 func textOf(r *sdk.CallToolResult) string {
-	var b strings.Builder
+	if r == nil {
+		return ""
+	}
 	for _, c := range r.Content {
 		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
+			return tc.Text
 		}
 	}
-	return b.String()
+	return ""
 }
 
 func TestToolsListAndCall(t *testing.T) {
@@ -369,7 +374,7 @@ func TestStdioBadInput(t *testing.T) {
 		`"protocolVersion":"2025-06-18"`,
 		`{"jsonrpc":"2.0","error":{"code":-32700`,
 		`{"jsonrpc":"2.0","error":{"code":-32600,"message":"message exceeds`,
-		`"id":2,"result":{"content":[{"type":"text","text":"after"}]`,
+		`"id":2,"result":{"content":[{"type":"text","text":"after"},`,
 		`"id":3,"error":{`,
 		`"id":4,"error":{"code":-32601`,
 	} {
@@ -569,7 +574,7 @@ func TestHTTPFastPath(t *testing.T) {
 		}
 		post(session, "", `{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
 		resp, body = post(session, "", `{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"echo","arguments":{"text":"fast"}}}`)
-		if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"id":"a","result":{"content":[{"type":"text","text":"fast"}]`) {
+		if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"id":"a","result":{"content":[{"type":"text","text":"fast"},`) {
 			t.Errorf("stateless=%v tools/call: %d %s", stateless, resp.StatusCode, body)
 		}
 		resp, body = post(session, "", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":1}}}`)

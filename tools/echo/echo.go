@@ -17,15 +17,21 @@ type Input struct {
 	Text string `json:"text" jsonschema:"the text to return"`
 }
 
+// Output is the Data of the echo tool's results.
+type Output struct {
+	Text string `json:"text"`
+}
+
 // New returns the echo tool. It is read-only and parallel-safe.
 func New() *tool.Tool {
 	return tool.New(tool.Spec{
-		Name:        "echo",
-		Description: description,
-		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true},
+		Name:         "echo",
+		Description:  description,
+		OutputSchema: tool.SchemaOf[Output](),
+		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},
 	}, echo)
 }
 
 func echo(_ context.Context, _ *tool.Call, in Input) (tool.Result, error) {
-	return tool.Result{Success: true, Output: in.Text, Data: map[string]string{"text": in.Text}}, nil
+	return tool.Result{Success: true, Output: in.Text, Data: Output{Text: in.Text}}, nil
 }
