@@ -48,3 +48,29 @@ func TestParse_Evals(t *testing.T) {
 		t.Error("Parse of an unterminated quote succeeded")
 	}
 }
+
+// FuzzParse: Parse returns the commands Split returns, and every eval's
+// text is the line's text at its offsets.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`a='x[$(id)]'; echo $((a))`, `echo ${x@P} ${!x} ${a[i]}`, `declare -i n; let n`, `[[ $a -eq 1 ]]`, "echo <<EOF\n${x:-'$(id)'}\nEOF"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		l, err := Parse(line)
+		cmds, serr := Split(line)
+		if (err == nil) != (serr == nil) {
+			t.Fatalf("Parse(%q) error %v, Split error %v", line, err, serr)
+		}
+		if err != nil {
+			return
+		}
+		if diff := cmp.Diff(cmds, l.Commands); diff != "" {
+			t.Fatalf("Parse(%q).Commands differ from Split (-split +parse):\n%s", line, diff)
+		}
+		for _, e := range l.Evals {
+			if e.Start < 0 || e.End > len(line) || e.Start > e.End || line[e.Start:e.End] != e.Text || e.What == "" || e.Why == "" {
+				t.Fatalf("Parse(%q): eval %+v does not match the line", line, e)
+			}
+		}
+	})
+}
