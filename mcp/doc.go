@@ -6,10 +6,13 @@
 // runner: a call with invalid arguments gets a tool result with isError
 // set that lists every violation, exactly as the agent loop's model would
 // read it, and an unknown tool gets the protocol's error. Tool annotations
-// become readOnlyHint, destructiveHint and openWorldHint; Result.Data
-// becomes structuredContent when it is a JSON object; progress a tool
-// emits becomes notifications/progress for clients that asked for it; a
-// client's notifications/cancelled cancels the call's context.
+// become readOnlyHint, destructiveHint and openWorldHint. A tool's
+// [tool.Spec.OutputSchema] becomes its outputSchema, and the Data of its
+// successful results structuredContent, repeated as JSON text; tools
+// without one send no structured content on success. Progress a tool
+// emits becomes notifications/progress for clients that asked for it. A
+// client's notifications/cancelled cancels the call's context (for
+// run_shell_command, its processes are killed), and no response follows.
 //
 // With a session store and id in [ServerOptions], each call and its result
 // are recorded in that session through [session.Store.Record]: committed at
