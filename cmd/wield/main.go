@@ -12,7 +12,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
+
+	"github.com/wieldhq/wield/tools/shell"
 )
 
 // Exit codes.
@@ -37,6 +40,34 @@ func (e *exitError) Error() string {
 }
 
 func (e *exitError) Unwrap() error { return e.err }
+
+// shellSupervisorArg, as wield's first argument, makes wield a shell
+// command supervisor: the shell tools run each command under
+// "wield __shell-supervisor ...", which kills the command when wield dies,
+// however it dies (see shell.Supervise).
+const shellSupervisorArg = "__shell-supervisor"
+
+// init turns the process into a supervisor, before anything else, when it
+// was started as one. It is init rather than the top of main so that this
+// package's test binaries, which the shell tools start the same way in
+// tests that run commands, are supervisors too.
+func init() {
+	if len(os.Args) > 1 && os.Args[1] == shellSupervisorArg {
+		os.Exit(shell.Supervise(os.Args[2:]))
+	}
+}
+
+// shellSupervisor is the command line that starts the supervisor of a
+// shell command: wield itself. /proc/self/exe names the running binary
+// even when its file has since been replaced or deleted, as by go install;
+// os.Executable would name the new file, or none. Elsewhere than on Linux
+// commands run without a supervisor.
+func shellSupervisor() []string {
+	if runtime.GOOS != "linux" {
+		return nil
+	}
+	return []string{"/proc/self/exe", shellSupervisorArg}
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

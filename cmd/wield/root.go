@@ -112,7 +112,7 @@ func (g *globals) builtinTools() ([]*tool.Tool, error) {
 	}
 	ts := []*tool.Tool{echo.New()}
 	ts = append(ts, fs.Tools(fs.Config{})...)
-	ts = append(ts, shell.Tools(shell.Config{Jobs: g.jobs})...)
+	ts = append(ts, shell.Tools(shell.Config{Jobs: g.jobs, Supervisor: shellSupervisor()})...)
 	ts = append(ts, askuser.New())
 	return append(ts, sessiontool.Tools()...), nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/askuser"
+	"github.com/wieldhq/wield/tools/shell"
 )
 
 // runFlags are the flags `wield run` and `wield chat` share.
@@ -160,6 +162,7 @@ func (g *globals) openSession(_ context.Context, st *session.Store, f *runFlags,
 		if err != nil {
 			return nil, &exitError{exitUsage, err}
 		}
+		sweepShellJobs(s.State(), g.logger())
 		return s, nil
 	}
 	switch f.context {
@@ -172,6 +175,28 @@ func (g *globals) openSession(_ context.Context, st *session.Store, f *runFlags,
 		return nil, &exitError{exitUsage, err}
 	}
 	return s, nil
+}
+
+// sweepShellJobs kills what is left of the shell commands that results in
+// session st recorded as still running. The session's writer lock is
+// held, so the wield that ran them is gone; had it stopped them, no
+// process would carry their markers any more.
+func sweepShellJobs(st *session.State, log *slog.Logger) {
+	var markers []string
+	for _, turns := range [][]session.Turn{st.Turns, st.Pool} {
+		for _, t := range turns {
+			if t.Kind != session.TurnToolResponse || t.Tool != "run_shell_command" && t.Tool != "shell_output" {
+				continue
+			}
+			var d shell.RunData
+			if json.Unmarshal(t.Data, &d) == nil && d.Running && d.Marker != "" {
+				markers = append(markers, d.Marker)
+			}
+		}
+	}
+	if n := shell.Sweep(markers); n > 0 {
+		log.Warn("killed processes of shell commands left running by the session's last run", "session", st.Header.ID, "processes", n)
+	}
 }
 
 func splitList(flag string, fallback []string) []string {
