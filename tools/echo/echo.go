@@ -33,5 +33,5 @@ func New() *tool.Tool {
 }
 
 func echo(_ context.Context, _ *tool.Call, in Input) (tool.Result, error) {
-	return tool.Result{Success: true, Output: in.Text, Data: Output{Text: in.Text}}, nil
+	return tool.Result{Success: true, Output: in.Text, Data: Output(in)}, nil
 }
