@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"math"
@@ -422,32 +423,47 @@ func (s *quickScanner) space() {
 type quickString struct {
 	raw     []byte
 	escaped bool // has a backslash escape
-	high    bool // has a byte >= 0x80 (perhaps invalid UTF-8)
 }
 
 // str reads the string at s.i.
 func (s *quickScanner) str() quickString {
-	s.i++
-	start := s.i
-	var q quickString
-	for {
-		c := s.b[s.i]
-		if c == '"' {
-			break
-		}
-		if c == '\\' {
-			q.escaped = true
-			s.i += 2
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			q.high = true
-		}
-		s.i++
+	b := s.b
+	start := s.i + 1
+	// Most strings have no escapes. A short one is read by a plain loop; in
+	// a long one the closing quote and any backslash before it are found by
+	// the vectorised search.
+	i, n := start, min(len(b), start+16)
+	for ; i < n && b[i] != '"' && b[i] != '\\'; i++ {
 	}
-	q.raw = s.b[start:s.i]
-	s.i++
-	return q
+	if i == n {
+		if end := bytes.IndexByte(b[i:], '"'); bytes.IndexByte(b[i:i+end], '\\') < 0 {
+			i += end
+		} else {
+			i += bytes.IndexByte(b[i:], '\\')
+		}
+	}
+	if b[i] == '"' {
+		s.i = i + 1
+		return quickString{raw: b[start:i]}
+	}
+	for b[i] != '"' { // i is at a backslash
+		if b[i] == '\\' {
+			i++
+		}
+		i++
+	}
+	s.i = i + 1
+	return quickString{raw: b[start:i], escaped: true}
+}
+
+// ascii reports whether b has no byte >= 0x80.
+func ascii(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // decodeRune decodes the rune at raw[i] as encoding/json does and returns
@@ -513,7 +529,7 @@ func (q quickString) equal(t string) bool {
 		if string(q.raw) == t {
 			return true // t is valid UTF-8, so raw is, and decodes to itself
 		}
-		if !q.high {
+		if ascii(q.raw) {
 			return false
 		}
 	}
@@ -752,6 +768,16 @@ func (n *quickNode) object(s *quickScanner) verdict {
 
 // lookup returns the index of the property named key, or -1.
 func (n *quickNode) lookup(key quickString) int {
+	if !key.escaped {
+		for i := range n.props {
+			if string(key.raw) == n.props[i].name {
+				return i
+			}
+		}
+		if ascii(key.raw) {
+			return -1
+		}
+	}
 	for i := range n.props {
 		if key.equal(n.props[i].name) {
 			return i
@@ -986,10 +1012,9 @@ func (s *quickScanner) number() (d decimal, ok bool) {
 		}
 	}
 	s.i = i
-	if _, nd, _ := d.digits(); ok && nd > 0 {
-		if e := d.exp - int64(len(d.fp)); e > 1e6 || e < -1e6 {
-			ok = false
-		}
+	if e := d.exp - int64(len(d.fp)); ok && (e > 1e6 || e < -1e6) {
+		_, nd, _ := d.digits()
+		ok = nd == 0 // zero is read whatever its exponent
 	}
 	return d, ok
 }
@@ -1030,6 +1055,9 @@ func (d *decimal) digits() (lead, nd int, point int64) {
 }
 
 func (d *decimal) isInt() bool {
+	if len(d.fp) == 0 && d.exp >= 0 {
+		return true
+	}
 	_, nd, point := d.digits()
 	return nd == 0 || int64(nd) <= point
 }

@@ -106,6 +106,9 @@ func TestQuickValidator_Regressions(t *testing.T) {
 		{"lone surrogates count one each", `{"type":"object","properties":{"s":{"maxLength":1}}}`, `{"s":"\ud800\ud800"}`, false},
 		{"surrogate pair counts one", `{"type":"object","properties":{"s":{"maxLength":1}}}`, `{"s":"\ud83d\ude00"}`, true},
 		{"invalid UTF-8 counts per byte", `{"type":"object","properties":{"s":{"maxLength":2}}}`, "{\"s\":\"\xed\xa0\x80\"}", false},
+		{"long string, escape late", `{"type":"object","properties":{"s":{"maxLength":40}}}`, `{"s":"0123456789abcdefghij\"0123456789abcdefghij"}`, false},
+		{"long string, escape late, fits", `{"type":"object","properties":{"s":{"maxLength":41}}}`, `{"s":"0123456789abcdefghij\"0123456789abcdefghij"}`, true},
+		{"long string, quote at 16", `{"type":"object","properties":{"s":{"minLength":16,"maxLength":16}}}`, `{"s":"0123456789abcdef"}`, true},
 		{"escaped enum string", `{"type":"object","properties":{"s":{"enum":["a\n"]}}}`, `{"s":"\u0061\n"}`, true},
 		{"invalid UTF-8 enum string", `{"type":"object","properties":{"s":{"enum":["` + uFFFD + `"]}}}`, "{\"s\":\"\xff\"}", true},
 	}

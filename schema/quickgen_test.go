@@ -89,7 +89,7 @@ var (
 		"1.5", "-1.5", "100", "1e2", "1E+2", "1e-400", "1e-401", "-1e-400", "9007199254740992", "9007199254740993",
 		"9007199254740993.0", "9.007199254740993e15", "1e16", "10000000000000001", "123456789012345678901234567890",
 		"0.30000000000000004", "0.3", "1e99999", "1e1000001", "1e-1000001", "0e9999999", "-0.0e-5", "7", "1.000000000000000000001"}
-	genLens = []string{"0", "1", "2", "3", "5"}
+	genLens = []string{"0", "1", "2", "3", "5", "17", "20"}
 	// genStrings are string contents as written in a document.
 	genStringParts = []string{"a", "b", "é", "𝄞", `\n`, `\u0061`, `\"`, `\\`, `\/`, `\ud800`, `\udc00`, `\ud83d\ude00`,
 		"\xff", "\xed\xa0\x80", "\xf0\x9f\x98", "\ufffd", `\ufffd`, " ", `\u00e9`}
@@ -260,12 +260,18 @@ func (g *gen) number() string {
 	return b.String()
 }
 
-// str is a string literal of about n code points.
+// str is a string literal of about n code points, sometimes after a run
+// of ASCII long enough to take the scanner's long-string path.
 func (g *gen) str(n int) string {
 	var b strings.Builder
 	b.WriteByte('"')
-	for range n {
-		if g.intn(3) == 0 {
+	if g.chance(6) {
+		n += 16
+	}
+	for k := range n {
+		if k < n-4 && g.intn(4) != 0 {
+			b.WriteByte('x')
+		} else if g.intn(3) == 0 {
 			b.WriteByte('a')
 		} else {
 			b.WriteString(pick(g, genStringParts))
