@@ -270,7 +270,7 @@ func kindMessage(k jsonschema.ErrorKind) string {
 
 // ratString writes r exactly, as a JSON number would: every number in a
 // schema or a document is a terminating decimal. Plain notation is used
-// while the decimal exponent is within [-7, 21), like JavaScript, and
+// while the decimal exponent is within [-6, 21), as in JavaScript, and
 // scientific notation ("1e-400") outside it. A ratio that is not a
 // terminating decimal is written as a fraction.
 func ratString(r *big.Rat) string {
@@ -302,7 +302,7 @@ func ratString(r *big.Rat) string {
 	switch x := int64(len(digits)) - 1 + exp; {
 	case digits == "0":
 		sb.WriteByte('0')
-	case x < -7 || x >= 21:
+	case x < -6 || x >= 21:
 		sb.WriteString(digits[:1])
 		if len(digits) > 1 {
 			sb.WriteByte('.')

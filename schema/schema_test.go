@@ -141,6 +141,8 @@ func TestValidate_ExactNumbers(t *testing.T) {
 		{"exclusive maximum", `{"exclusiveMaximum":-2.5e-8}`, `0`, []Violation{{"", "must be less than -2.5e-8, got 0"}}},
 		{"multipleOf", `{"multipleOf":0.01}`, `0.001`, []Violation{{"", "must be a multiple of 0.01, got 0.001"}}},
 		{"large", `{"maximum":1.5e300}`, `1e301`, []Violation{{"", "must be at most 1.5e300, got 1e301"}}},
+		{"plain and scientific", `{"minimum":0.000001}`, `1e-7`, []Violation{{"", "must be at least 0.000001, got 1e-7"}}},
+		{"large integer", `{"maximum":100000000000000000000}`, `1e21`, []Violation{{"", "must be at most 100000000000000000000, got 1e21"}}},
 		{"unreadable exponent", `{"type":"object","properties":{"n":{"minimum":1}}}`, `{"n":1e1000001}`,
 			[]Violation{{"/n", "number 1e1000001 is out of range (its exponent is beyond what can be compared)"}}},
 		{"unreadable negative exponent", `{"type":"object","properties":{"n":{"maximum":1}}}`, `{"n":-1e-1000001}`,
