@@ -6,9 +6,10 @@
 //   WIELD_BIN         the wield binary to test (required)
 //   WIELD_MCP_FRAMES  a directory; when set, every session's frames are
 //                     written there as <name>.jsonl ({"dir":"send"|"recv","frame":...})
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFileSync, mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
@@ -167,10 +168,16 @@ export function withTimeout(p, ms, what) {
   ]);
 }
 
-// validArgs holds schema-valid arguments for the tools wield builds in, and
-// what a successful answer contains where the tool can succeed in a bare
-// workspace without a session. Tools not named here get arguments derived
-// from their schema (see deriveArgs) and the test says so.
+/** fileIs asserts that the file rel of the workspace holds want. */
+function fileIs(workdir, rel, want) {
+  assert.equal(readFileSync(join(workdir, rel), 'utf8'), want, `${rel} after the call`);
+}
+
+// validArgs holds schema-valid arguments for every tool wield builds in,
+// and what the answer must be: for a tool that can succeed in the test's
+// workspace without a session, succeeds, the text it contains and a check
+// of what it did (check(workdir, result)); for one that cannot, the error
+// that says why. A tool without an entry fails the test.
 export const validArgs = {
   echo: { args: { text: 'hello over MCP' }, succeeds: true, text: 'hello over MCP' },
   read_file: { args: { path: 'hello.txt' }, succeeds: true, text: 'hello from the interop test' },
@@ -179,19 +186,28 @@ export const validArgs = {
   search_file_content: { args: { pattern: 'needle' }, succeeds: true, text: 'needle here' },
   read_many_files: { args: { paths: ['sub/*.md'] }, succeeds: true, text: 'needle here' },
   run_shell_command: { args: { command: 'echo from-the-shell' }, succeeds: true, text: 'from-the-shell' },
-  // The workspace's settings allow the two editing tools (see makeWorkspace).
-  replace: { args: { path: 'sub/notes.md', old_string: '# notes', new_string: '# edited notes' }, succeeds: true, text: 'notes.md' },
-  write_file: { args: { path: 'written.txt', content: 'written over MCP\n' }, succeeds: true, text: 'written.txt' },
+  // The workspace's settings allow the two editing tools (see makeWorkspace):
+  // what they say they did, they did.
+  replace: {
+    args: { path: 'sub/notes.md', old_string: '# notes', new_string: '# edited notes' }, succeeds: true, text: 'notes.md',
+    check: (workdir) => fileIs(workdir, 'sub/notes.md', '# edited notes\nneedle here\n'),
+  },
+  write_file: {
+    args: { path: 'written.txt', content: 'written over MCP\n' }, succeeds: true, text: 'written.txt',
+    check: (workdir) => fileIs(workdir, 'written.txt', 'written over MCP\n'),
+  },
   // Nobody can answer over MCP: the tool says so.
-  ask_user: { args: { question: 'Is anybody there?' } },
-  shell_output: { args: { job_id: 'no-such-job' } },
-  shell_kill: { args: { job_id: 'no-such-job' } },
+  ask_user: { args: { question: 'Is anybody there?' }, error: /Nobody can answer questions in this run/ },
+  shell_output: { args: { job_id: 'no-such-job' }, error: /there is no job "no-such-job"/ },
   // The session tools refuse without a session; their arguments are valid.
-  get_session: { args: {} },
-  write_todos: { args: { todos: [{ title: 'interop', status: 'pending' }] } },
-  delete_todos: { args: {} },
-  delete_session: { args: { session_id: 'no-such-session' } },
-  compress_session_turns: { args: { start_turn: 1, end_turn: 1, summary: 'nothing' } },
+  get_session: { args: {}, error: /no session service here/ },
+  write_todos: { args: { todos: [{ title: 'interop', status: 'pending' }] }, error: /no session service here/ },
+  delete_todos: { args: {}, error: /no session service here/ },
+  // No rule allows these, and nobody can approve them over MCP.
+  shell_kill: { args: { job_id: 'no-such-job' }, error: /denied: needs approval/ },
+  delete_session: { args: { session_id: 'no-such-session' }, error: /denied: needs approval/ },
+  compress_session_turns: { args: { start_turn: 1, end_turn: 1, summary: 'nothing' }, error: /denied: needs approval/ },
+  register_mcp_server: { args: { name: 'x', command: 'true' }, error: /denied: needs approval/ },
 };
 
 function typesOf(schema) {
@@ -234,7 +250,10 @@ export function wrongType(schema, args) {
   return { args: { ...args, [name]: bad }, name };
 }
 
-/** textOf joins a tool result's text content. */
+/**
+ * textOf returns the text a tool result gives the model: its first text
+ * content. (A result with structured content repeats it as JSON text after.)
+ */
 export function textOf(res) {
-  return (res.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+  return (res.content ?? []).find((c) => c.type === 'text')?.text ?? '';
 }

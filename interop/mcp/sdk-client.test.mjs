@@ -25,8 +25,25 @@ function newClient() {
   return new Client({ name: 'wield-interop', version: '1.0.0' });
 }
 
-// checkTools runs the same checks over any connected client.
-function checkTools(getClient) {
+// checkStructured checks a result's structured content: only a tool that
+// declares an output schema sends it on success (the SDK client has already
+// checked it against the schema), and then repeats it as JSON text.
+function checkStructured(tool, res) {
+  if (res.structuredContent === undefined || res.isError) return;
+  assert.ok(tool.outputSchema, `${tool.name}: structuredContent without an outputSchema`);
+  const copies = (res.content ?? []).filter((c) => c.type === 'text').filter((c) => {
+    try {
+      return JSON.stringify(JSON.parse(c.text)) === JSON.stringify(res.structuredContent);
+    } catch {
+      return false;
+    }
+  });
+  assert.equal(copies.length, 1, `${tool.name}: structuredContent not repeated as JSON text: ${JSON.stringify(res.content)}`);
+}
+
+// checkTools runs the same checks over any connected client, whose server
+// works in workdir.
+function checkTools(getClient, workdir) {
   let tools;
 
   test('tools/list describes every tool', async () => {
@@ -41,27 +58,32 @@ function checkTools(getClient) {
       assert.equal(typeof t.annotations?.readOnlyHint, 'boolean', `${t.name}: readOnlyHint`);
       assert.equal(typeof t.annotations?.destructiveHint, 'boolean', `${t.name}: destructiveHint`);
       assert.equal(typeof t.annotations?.openWorldHint, 'boolean', `${t.name}: openWorldHint`);
+      if (t.outputSchema) assert.equal(t.outputSchema.type, 'object', `${t.name}: outputSchema.type`);
     }
     const echo = tools.find((t) => t.name === 'echo');
     assert.equal(echo.annotations.readOnlyHint, true, 'echo is read-only');
     assert.equal(echo.annotations.destructiveHint, false, 'echo is not destructive');
+    assert.deepEqual(echo.outputSchema?.required, ['text'], 'echo declares its output');
   });
 
-  test('every tool accepts valid arguments', async (t) => {
+  test('every tool accepts valid arguments and does what it says', async (t) => {
     for (const tool of tools) {
       await t.test(tool.name, async () => {
-        const fixture = validArgs[tool.name] ?? { args: deriveArgs(tool.inputSchema), derived: true };
-        if (fixture.derived) t.diagnostic(`${tool.name}: no fixture, arguments derived from the schema: ${JSON.stringify(fixture.args)}`);
+        const fixture = validArgs[tool.name];
+        assert.ok(fixture, `${tool.name}: no fixture in validArgs (harness.mjs): give its arguments and the answer to expect`);
         const res = await getClient().callTool({ name: tool.name, arguments: fixture.args });
         const text = textOf(res);
         assert.ok(!res.structuredContent?.violations, `${tool.name}: valid arguments rejected: ${text}`);
         assert.doesNotMatch(text, /invalid arguments/, `${tool.name}: valid arguments rejected`);
+        checkStructured(tool, res);
         if (fixture.succeeds) {
           assert.equal(res.isError ?? false, false, `${tool.name} failed: ${text}`);
           assert.match(text, new RegExp(fixture.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
-        } else if (res.isError) {
-          // A refusal by the world (no session here) must still say why.
-          assert.match(text, /^Error: \S/, `${tool.name}: an error without a message`);
+          fixture.check?.(workdir, res);
+        } else {
+          // A refusal by the world (no session, no approval) says why.
+          assert.equal(res.isError, true, `${tool.name}: want a refusal, got: ${text}`);
+          assert.match(text, fixture.error, `${tool.name}: the refusal`);
         }
       });
     }
@@ -77,10 +99,17 @@ function checkTools(getClient) {
         assert.equal(res.isError, true, `${tool.name}: unknown property accepted: ${textOf(res)}`);
         assert.match(textOf(res), /invalid arguments/);
         assert.match(textOf(res), /__not_a_wield_argument__/);
+        const required = tool.inputSchema.required ?? [];
+        // The unknown property and each missing required one: all reported at
+        // once, in the text, and as structuredContent by a tool that declares
+        // no output schema (which the violations would not match).
+        for (const name of required) assert.match(textOf(res), new RegExp(name), `${tool.name}: missing ${name} not reported`);
+        if (tool.outputSchema) {
+          assert.equal(res.structuredContent, undefined, `${tool.name}: structuredContent outside its outputSchema`);
+          return;
+        }
         const violations = res.structuredContent?.violations;
         assert.ok(Array.isArray(violations) && violations.length >= 1, 'no violations in structuredContent');
-        const required = tool.inputSchema.required ?? [];
-        // The unknown property and each missing required one: all reported at once.
         assert.equal(violations.length >= (required.length > 0 ? 2 : 1), true,
           `${tool.name}: want every violation, got ${JSON.stringify(violations)}`);
       });
@@ -90,6 +119,8 @@ function checkTools(getClient) {
       await t.test(`${tool.name}: wrong type for ${wrong.name}`, async () => {
         const res = await getClient().callTool({ name: tool.name, arguments: wrong.args });
         assert.equal(res.isError, true, `${tool.name}: wrong type accepted: ${textOf(res)}`);
+        assert.ok(textOf(res).includes(`/${wrong.name}`), `${tool.name}: no violation at /${wrong.name}: ${textOf(res)}`);
+        if (tool.outputSchema) return;
         const violations = res.structuredContent?.violations ?? [];
         assert.ok(violations.some((v) => v.pointer === `/${wrong.name}`),
           `${tool.name}: no violation at /${wrong.name}: ${JSON.stringify(violations)}`);
@@ -131,7 +162,7 @@ describe('stdio', () => {
     if (w.child.exitCode === null) w.child.kill('SIGKILL');
   });
 
-  checkTools(() => client);
+  checkTools(() => client, workdir);
 
   test('logs go to stderr only, and the server exits 0 on EOF', async () => {
     // Leave calls in flight when standard input closes: they are answered first.
@@ -234,7 +265,7 @@ for (const mode of [
       if (w.child.exitCode === null) w.child.kill('SIGKILL');
     });
 
-    checkTools(() => client);
+    checkTools(() => client, workdir);
 
     test('a foreign Origin is refused (DNS rebinding)', async () => {
       const res = await fetch(w.url, {
