@@ -42,7 +42,9 @@ type Cases struct {
 // schema is an object schema every provider dialect accepts, that valid
 // cases validate and invalid ones do not, and, with Cases.Run, that each
 // valid call returns one result that marshals to the documented JSON form
-// and stays within the output budget.
+// and stays within the output budget, and, when the tool declares an
+// output schema, that a successful result's Data is an object the schema
+// accepts.
 func Check(ctx context.Context, t *tool.Tool, cases Cases) error {
 	var errs []error
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(t.Name()+": "+format, args...)) }
@@ -117,6 +119,12 @@ func run(ctx context.Context, t *tool.Tool, cases Cases) []error {
 	if err != nil {
 		return []error{err}
 	}
+	var out *schema.Schema
+	if raw := t.Spec().OutputSchema; len(raw) != 0 {
+		if out, err = schema.Compile(raw, nil); err != nil {
+			return []error{fmt.Errorf("%s: output schema: %w", t.Name(), err)}
+		}
+	}
 	const limit = 4096
 	r := tool.NewRunner(reg, &tool.RunnerOptions{OutputLimit: limit})
 	for _, c := range cases.Valid {
@@ -133,6 +141,15 @@ func run(ctx context.Context, t *tool.Tool, cases Cases) []error {
 		}
 		if _, err := json.Marshal(res); err != nil {
 			errs = append(errs, fmt.Errorf("%s: call %s: result does not marshal: %w", t.Name(), c, err))
+		}
+		if out != nil && res.Success {
+			data, err := json.Marshal(res.Data)
+			if err == nil {
+				err = out.Validate(data)
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: call %s: data %s does not match the output schema: %w", t.Name(), c, data, err))
+			}
 		}
 	}
 	return errs
