@@ -4,11 +4,23 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/wieldhq/wield/schema"
 )
 
 type outputOf struct {
 	Path  string `json:"path"`
 	Lines int    `json:"lines,omitempty"`
+}
+
+type outputItem struct {
+	Name string            `json:"name"`
+	Tags map[string]string `json:"tags"`
+}
+
+type outputList struct {
+	Items []outputItem `json:"items"`
+	Count *int         `json:"count"`
 }
 
 func TestOutputSchema(t *testing.T) {
@@ -47,6 +59,39 @@ func TestSchemaOf(t *testing.T) {
 	}
 	if s.Type != "object" || len(s.Properties) != 2 || len(s.Required) != 1 || s.Required[0] != "path" {
 		t.Errorf("SchemaOf = %+v, want an object with path required and lines optional", s)
+	}
+}
+
+// TestSchemaOfAcceptsWhatJSONWrites validates what encoding/json writes for
+// values of a type against SchemaOf the type: nil slices and maps are null.
+func TestSchemaOfAcceptsWhatJSONWrites(t *testing.T) {
+	s, err := schema.Compile(SchemaOf[outputList](), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := 2
+	tests := []struct {
+		name  string
+		value any
+		valid bool
+	}{
+		{"zero", outputList{}, true},
+		{"full", outputList{Items: []outputItem{{Name: "a", Tags: map[string]string{"k": "v"}}, {Name: "b"}}, Count: &two}, true},
+		{"empty slice", outputList{Items: []outputItem{}}, true},
+		{"wrong type", map[string]any{"items": "x", "count": nil}, false},
+		{"unknown property", map[string]any{"items": nil, "count": nil, "extra": 1}, false},
+		{"missing property", map[string]any{"items": nil}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := json.Marshal(tt.value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Validate(b); (err == nil) != tt.valid {
+				t.Errorf("Validate(%s) = %v, want valid %v", b, err, tt.valid)
+			}
+		})
 	}
 }
 

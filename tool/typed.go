@@ -115,16 +115,70 @@ func InferSchema[In any]() (json.RawMessage, error) {
 	return json.Marshal(s)
 }
 
-// SchemaOf returns the JSON Schema of T, a struct type, for
-// [Spec.OutputSchema]: inferred as [New] infers an input schema, so that
-// fields without omitempty or omitzero are required and unknown properties
-// are refused. It panics if T is not a struct: a programming error.
+// SchemaOf returns the JSON Schema of what encoding/json writes for T, a
+// struct type, for [Spec.OutputSchema]: inferred as [New] infers an input
+// schema, so that fields without omitempty or omitzero are required and
+// unknown properties are refused, except that a slice or map may also be
+// null, as a nil one is written. It panics if T is not a struct: a
+// programming error.
 func SchemaOf[T any]() json.RawMessage {
-	raw, err := InferSchema[T]()
+	t := reflect.TypeFor[T]()
+	s, err := jsonschema.ForType(t, nil)
+	if err == nil && s.Type != "object" {
+		err = fmt.Errorf("type %s is not a struct", t)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("tool.SchemaOf: %v", err))
+	}
+	allowNil(t, s, 0)
+	s.Schema = ""
+	raw, err := json.Marshal(s)
 	if err != nil {
 		panic(fmt.Sprintf("tool.SchemaOf: %v", err))
 	}
 	return raw
+}
+
+// allowNil makes s, the schema of t, and the schemas inside it accept
+// null where encoding/json writes a nil slice or map as null.
+func allowNil(t reflect.Type, s *jsonschema.Schema, depth int) {
+	if s == nil || depth > 32 {
+		return
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Map:
+		switch {
+		case s.Type != "" && s.Type != "null":
+			s.Types, s.Type = []string{"null", s.Type}, ""
+		case len(s.Types) > 0 && !slices.Contains(s.Types, "null"):
+			s.Types = append([]string{"null"}, s.Types...)
+		}
+		if t.Kind() == reflect.Slice {
+			allowNil(t.Elem(), s.Items, depth+1)
+		} else {
+			allowNil(t.Elem(), s.AdditionalProperties, depth+1)
+		}
+	case reflect.Struct:
+		for f := range t.Fields() {
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch {
+			case name == "-":
+				continue
+			case f.Anonymous && name == "":
+				allowNil(f.Type, s, depth+1) // its fields are promoted
+				continue
+			case name == "":
+				name = f.Name
+			}
+			allowNil(f.Type, s.Properties[name], depth+1)
+		}
+	}
 }
 
 // applyTags adds enum and default values from struct tags to s, the schema
