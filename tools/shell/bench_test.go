@@ -33,7 +33,17 @@ func BenchmarkRunShell(b *testing.B) { benchRun(b, "true") }
 // must read /proc for processes left behind.
 func BenchmarkRunShellPipeline(b *testing.B) { benchRun(b, "true | true") }
 
-func benchRun(b *testing.B, command string) {
+// BenchmarkRunShellSupervised runs true under a supervisor, as cmd/wield
+// does (here the test binary, which TestMain makes one): the cost of the
+// supervisor's hop is the difference from BenchmarkRunShell.
+func BenchmarkRunShellSupervised(b *testing.B) { benchRun(b, "true", withSupervisor) }
+
+// BenchmarkRunShellPipelineSupervised is BenchmarkRunShellPipeline under
+// a supervisor, which tells the host that nothing is left, so that /proc
+// is not read.
+func BenchmarkRunShellPipelineSupervised(b *testing.B) { benchRun(b, "true | true", withSupervisor) }
+
+func benchRun(b *testing.B, command string, configure ...func(Config) Config) {
 	root, err := os.OpenRoot(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
@@ -44,7 +54,11 @@ func benchRun(b *testing.B, command string) {
 		b.Fatal(err)
 	}
 	defer jobs.Close()
-	s := newShell(Config{Jobs: jobs})
+	cfg := Config{Jobs: jobs}
+	for _, f := range configure {
+		cfg = f(cfg)
+	}
+	s := newShell(cfg)
 	c := &tool.Call{Root: root, ID: "bench"}
 	b.ReportAllocs()
 	for b.Loop() {

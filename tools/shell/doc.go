@@ -109,8 +109,8 @@
 // reads /proc only when something is). It holds one end of a socket whose
 // other end only the host has: when the host dies, however it dies, the
 // supervisor reads end of file, kills every process of the command with
-// SIGKILL and exits. The hop costs a process start per command (a Go
-// program's start-up, about a millisecond).
+// SIGKILL and exits. The hop costs one start of the supervisor's program
+// per command; see design/processes.md.
 //
 // After a crash of a host that ran without supervisors, or whose
 // supervisors were killed with it, [Sweep] kills what is left of the
