@@ -45,9 +45,10 @@ func NewGlob(cfg Config) *tool.Tool {
 	cfg = cfg.withDefaults()
 	g := globber{cfg: cfg}
 	return tool.New(tool.Spec{
-		Name:        "glob",
-		Description: describe("glob", globDescription, cfg),
-		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true},
+		Name:         "glob",
+		Description:  describe("glob", globDescription, cfg),
+		OutputSchema: tool.SchemaOf[GlobData](),
+		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},
 	}, g.glob)
 }
 

@@ -50,9 +50,10 @@ func NewList(cfg Config) *tool.Tool {
 	cfg = cfg.withDefaults()
 	l := lister{cfg: cfg}
 	return tool.New(tool.Spec{
-		Name:        "list_directory",
-		Description: describe("list_directory", listDescription, cfg),
-		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true},
+		Name:         "list_directory",
+		Description:  describe("list_directory", listDescription, cfg),
+		OutputSchema: tool.SchemaOf[ListData](),
+		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},
 	}, l.list)
 }
 

@@ -47,9 +47,10 @@ func NewReplace(cfg Config) *tool.Tool {
 	cfg = cfg.withDefaults()
 	r := replacer{cfg: cfg}
 	return tool.New(tool.Spec{
-		Name:        "replace",
-		Description: describe("replace", replaceDescription, cfg),
-		Annotations: tool.Annotations{Destructive: true},
+		Name:         "replace",
+		Description:  describe("replace", replaceDescription, cfg),
+		OutputSchema: tool.SchemaOf[ReplaceData](),
+		Annotations:  tool.Annotations{Destructive: true},
 	}, r.replace)
 }
 

@@ -67,9 +67,10 @@ func NewSearch(cfg Config) *tool.Tool {
 	cfg = cfg.withDefaults()
 	s := searcher{cfg: cfg}
 	return tool.New(tool.Spec{
-		Name:        "search_file_content",
-		Description: describe("search_file_content", searchDescription, cfg),
-		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true},
+		Name:         "search_file_content",
+		Description:  describe("search_file_content", searchDescription, cfg),
+		OutputSchema: tool.SchemaOf[SearchData](),
+		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},
 	}, s.search)
 }
 

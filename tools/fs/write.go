@@ -36,9 +36,10 @@ func NewWrite(cfg Config) *tool.Tool {
 	cfg = cfg.withDefaults()
 	wr := writer{cfg: cfg}
 	return tool.New(tool.Spec{
-		Name:        "write_file",
-		Description: describe("write_file", writeDescription, cfg),
-		Annotations: tool.Annotations{Destructive: true},
+		Name:         "write_file",
+		Description:  describe("write_file", writeDescription, cfg),
+		OutputSchema: tool.SchemaOf[WriteData](),
+		Annotations:  tool.Annotations{Destructive: true},
 	}, wr.write)
 }
 
