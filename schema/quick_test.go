@@ -167,33 +167,27 @@ func differential(c genCase, st *quickStats) []string {
 	var bad []string
 	for _, doc := range c.docs {
 		st.pairs.Add(1)
+		v, full := decodeValue(doc)
+		if full == nil {
+			full = s.ValidateValue(v)
+		}
+		// Validate, which tries the quick path first, must agree too.
+		if got := s.Validate(doc); (got == nil) != (full == nil) {
+			bad = append(bad, fmt.Sprintf("schema %s\ndoc %q\nValidate: %v, full: %v", c.schema, doc, got, full))
+		}
 		q := s.quick.verdict(doc)
-		if q == verdictUnsure {
+		switch q {
+		case verdictUnsure:
 			st.unsure.Add(1)
 			continue
-		}
-		v, err := decodeValue(doc)
-		if err == nil {
-			err = s.ValidateValue(v)
-		}
-		if q == verdictValid {
+		case verdictValid:
 			st.handledValid.Add(1)
-		} else {
+		default:
 			st.handledInvalid.Add(1)
 		}
-		if (q == verdictValid) != (err == nil) {
+		if (q == verdictValid) != (full == nil) {
 			st.disagreements.Add(1)
-			bad = append(bad, fmt.Sprintf("schema %s (draft %d)\ndoc %q\nquick valid = %v, full: %v", c.schema, c.draft, doc, q == verdictValid, err))
-		}
-	}
-	// Validate, which uses the quick path, must agree too.
-	for _, doc := range c.docs {
-		v, err := decodeValue(doc)
-		if err == nil {
-			err = s.ValidateValue(v)
-		}
-		if got := s.Validate(doc); (got == nil) != (err == nil) {
-			bad = append(bad, fmt.Sprintf("schema %s\ndoc %q\nValidate: %v, full: %v", c.schema, doc, got, err))
+			bad = append(bad, fmt.Sprintf("schema %s (draft %d)\ndoc %q\nquick valid = %v, full: %v", c.schema, c.draft, doc, q == verdictValid, full))
 		}
 	}
 	return bad
