@@ -107,6 +107,21 @@ var evalCases = []struct {
 	{"substitution in an extended glob", "shopt -s extglob\necho @($(touch p))", "extended glob pattern"},
 	{"substitution in an extended glob case pattern", "shopt -s extglob\ncase a in +(a|`touch p`)) echo;; esac", "extended glob pattern"},
 	{"in a process substitution", `echo <(echo $((a)))`, "arithmetic expansion"},
+	// Assigning a variable the shell or a program reads changes what a
+	// command runs: PATH=. makes ls the workspace's ./ls, HOME=/tmp/x
+	// makes git read (and run hooks from) another configuration.
+	{"PATH assignment", `PATH=.; echo`, "assignment PATH=. sets a variable"},
+	{"HOME assignment", `HOME=/tmp/x; echo`, "assignment HOME=/tmp/x"},
+	{"IFS in a case arm", `case x in x) IFS=/ ;; esac; echo $a`, "assignment IFS=/"},
+	{"for loop variable", `for PATH in .; do echo; done`, "assignment PATH"},
+	{"select loop variable", `select PATH in .; do echo; done`, "assignment PATH"},
+	{"read into PATH", `read PATH <<< .; echo`, "assignment"},
+	{"read -a into an upper-case name", `read -a BASH_ARGV <<< .; echo`, "assignment"},
+	{"export", `export GIT_DIR=/tmp/x; echo`, "assignment GIT_DIR=/tmp/x"},
+	{"export a name alone", `export PATH; echo`, "assignment PATH"},
+	{"append", `PATH+=:.; echo`, "assignment PATH+=:."},
+	{"proxy", `http_proxy=x; echo`, "assignment http_proxy=x"},
+	{"environment prefix", `GIT_DIR=/tmp/x echo`, "sets environment variables (GIT_DIR)"},
 }
 
 // inertCases stay allowed: their expansions read values as data only.
@@ -135,8 +150,9 @@ var inertCases = []string{
 	`set -euo pipefail; echo`,
 	`set -- "$x"; echo "$@"`,
 	`unset x`,
-	`export FOO=bar`,
-	`export FOO="$x" BAR=$y; readonly R="($x)"`,
+	`export foo=bar`,
+	`export foo="$x" bar=$y; readonly r="($x)"`,
+	`x=1; echo "$x"; for f in *.go; do echo "$f"; done`,
 	`declare -r x=1`,
 	`mapfile -t lines <<< x`,
 	`echo hi 2>&1 >/dev/null`,

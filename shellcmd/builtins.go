@@ -100,6 +100,9 @@ func (e *evaluator) names(n syntax.Node, what string, args []*syntax.Word, spec 
 				e.add(n, what, "is given "+v+", which is not a plain variable name: its array subscript is evaluated as code")
 				return
 			}
+			if spec.names {
+				e.setsVar(n, v)
+			}
 			continue
 		case v == "--":
 			operands = true
@@ -127,6 +130,9 @@ func (e *evaluator) names(n syntax.Node, what string, args []*syntax.Word, spec 
 				if strings.IndexByte(spec.nameArg, c) >= 0 && !isName(a) {
 					e.add(n, what, "is given "+a+", which is not a plain variable name: its array subscript is evaluated as code")
 					return
+				}
+				if strings.IndexByte(spec.nameArg, c) >= 0 {
+					e.setsVar(n, a)
 				}
 				j = len(v)
 			default:

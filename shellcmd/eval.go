@@ -129,6 +129,9 @@ func (e *evaluator) command(node syntax.Command) {
 	case *syntax.ForClause:
 		switch l := c.Loop.(type) {
 		case *syntax.WordIter:
+			if l.Name != nil {
+				e.setsVar(l.Name, l.Name.Value)
+			}
 			for _, w := range l.Items {
 				e.word(w)
 			}
@@ -415,7 +418,42 @@ func intOperand(x syntax.TestExpr) bool {
 	return isDecimal(v)
 }
 
+// whySetsEnv explains why a line that assigns a variable with an
+// environment-style name cannot be vouched for by a rule on its commands.
+const whySetsEnv = "sets a variable that the shell or the programs it runs may read (PATH, HOME, IFS, BASH_ENV, GIT_DIR, …), which changes what a command on the line runs"
+
+// privateName reports whether a variable name is one that neither Bash
+// nor common programs read: lower case letters, digits and underscores,
+// as shell scripts name their own variables, less the lower-case proxy
+// variables (http_proxy and the like) that network programs read. Bash's
+// own variables and the environment's conventional names have an upper
+// case letter, so assigning one (PATH=., HOME=/tmp/x, for IFS in ...)
+// changes what later commands do: which program a name runs, which
+// configuration git reads and runs hooks from.
+func privateName(name string) bool {
+	if name == "" || strings.HasSuffix(name, "proxy") {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || 'a' <= c && c <= 'z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// setsVar records an assignment to name when the name is not private.
+func (e *evaluator) setsVar(n syntax.Node, name string) {
+	if !privateName(name) {
+		e.add(n, "assignment", whySetsEnv)
+	}
+}
+
 func (e *evaluator) assign(a *syntax.Assign) {
+	if a.Name != nil {
+		e.setsVar(a, a.Name.Value)
+	}
 	if a.Index != nil && !inertSubscript(a.Index) {
 		e.add(a, "assignment to an array element", "evaluates the subscript as arithmetic, which evaluates a variable's value as code")
 	}
