@@ -183,7 +183,7 @@ func (h *httpFastPath) serveCall(w http.ResponseWriter, r *http.Request, msgID j
 		return
 	}
 	if sse != nil {
-		_ = sse.event(data)
+		_ = sse.write(data, true)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -200,14 +200,16 @@ type sseWriter struct {
 	closed  bool
 }
 
-// event writes one message as an event and flushes it, starting the
-// stream first.
-func (s *sseWriter) event(data []byte) error {
+// write writes one message as an event and flushes it, starting the
+// stream first. After the last message (the response), nothing more is
+// written: progress reported as the call ends is dropped.
+func (s *sseWriter) write(data []byte, last bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return errors.New("the call's event stream is closed")
 	}
+	s.closed = last
 	if !s.started {
 		s.started = true
 		s.w.Header().Set("Content-Type", "text/event-stream")
@@ -230,7 +232,7 @@ func (s *sseWriter) progress(_ context.Context, n *sdk.ProgressNotificationParam
 	if err != nil {
 		return err
 	}
-	return s.event(data)
+	return s.write(data, false)
 }
 
 // close stops the writer and reports whether the stream had started.
