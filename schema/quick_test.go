@@ -247,29 +247,3 @@ func FuzzQuickDifferential(f *testing.F) {
 		}
 	})
 }
-
-// TestQuickValidator_NoAllocs keeps the quick path's common case free of
-// allocations.
-func TestQuickValidator_NoAllocs(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector allocates")
-	}
-	s := MustCompile([]byte(quickSchemas[0]))
-	doc := []byte(`{"path":"src/main.go","limit":20,"force":true}`)
-	if n := testing.AllocsPerRun(100, func() {
-		if s.Validate(doc) != nil {
-			t.Fatal("invalid")
-		}
-	}); n != 0 {
-		t.Errorf("Validate allocates %v times per call, want 0", n)
-	}
-	s = MustCompile([]byte(quickSchemas[1]))
-	doc = []byte(`{"mode":"b","tags":["x","y\n"],"n":1.5e3}`)
-	if n := testing.AllocsPerRun(100, func() {
-		if s.Validate(doc) != nil {
-			t.Fatal("invalid")
-		}
-	}); n != 0 {
-		t.Errorf("Validate allocates %v times per call, want 0", n)
-	}
-}

@@ -65,6 +65,11 @@ if [ -n "$skipped" ]; then
   fi
 fi
 
+echo "== allocation budgets (built without the race detector, which allocates)"
+# Files with the build constraint !race hold testing.AllocsPerRun budgets.
+alloc_pkgs=$(grep -l '^//go:build !race' $(git ls-files '*_test.go') | xargs -r -n1 dirname | sort -u | sed 's|^|./|')
+[ -z "$alloc_pkgs" ] || go test -count=1 -run 'Allocs' $alloc_pkgs
+
 if [ "${WIELD_FUZZTIME:-10s}" != 0 ]; then
   echo "== fuzz: every target for ${WIELD_FUZZTIME:-10s} on top of its seed corpus"
   bash scripts/fuzz.sh

@@ -1,5 +1,0 @@
-//go:build !race
-
-package schema
-
-const raceEnabled = false
