@@ -64,9 +64,10 @@ type RunData struct {
 func NewRunShellCommand(cfg Config) *tool.Tool {
 	s := newShell(cfg)
 	return tool.New(tool.Spec{
-		Name:        "run_shell_command",
-		Description: s.description("run_shell_command", runDescription),
-		Annotations: tool.Annotations{Destructive: true, OpenWorld: true},
+		Name:         "run_shell_command",
+		Description:  s.description("run_shell_command", runDescription),
+		OutputSchema: tool.SchemaOf[RunData](),
+		Annotations:  tool.Annotations{Destructive: true, OpenWorld: true},
 		// The command's own limits end it; the runner's timeout is only a
 		// backstop.
 		Timeout: s.cfg.MaxTimeout + s.cfg.KillGrace + killWait + time.Minute,

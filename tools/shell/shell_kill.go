@@ -20,10 +20,11 @@ type KillInput struct {
 func NewShellKill(cfg Config) *tool.Tool {
 	s := newShell(cfg)
 	return tool.New(tool.Spec{
-		Name:        "shell_kill",
-		Description: s.description("shell_kill", killDescription),
-		Annotations: tool.Annotations{Destructive: true},
-		Timeout:     s.cfg.KillGrace + 10*killWait,
+		Name:         "shell_kill",
+		Description:  s.description("shell_kill", killDescription),
+		OutputSchema: tool.SchemaOf[RunData](),
+		Annotations:  tool.Annotations{Destructive: true},
+		Timeout:      s.cfg.KillGrace + 10*killWait,
 	}, s.kill)
 }
 

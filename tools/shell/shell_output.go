@@ -22,9 +22,10 @@ type OutputInput struct {
 func NewShellOutput(cfg Config) *tool.Tool {
 	s := newShell(cfg)
 	return tool.New(tool.Spec{
-		Name:        "shell_output",
-		Description: s.description("shell_output", outputDescription),
-		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true},
+		Name:         "shell_output",
+		Description:  s.description("shell_output", outputDescription),
+		OutputSchema: tool.SchemaOf[RunData](),
+		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},
 	}, s.output)
 }
 
