@@ -1,4 +1,7 @@
-package stylecheck
+// Package wield_test holds the repository's style test: the mechanical
+// rules of STYLE.md that a program can check. It sits at the module root so
+// that it walks the whole module from where it stands.
+package wield_test
 
 import (
 	"go/ast"
@@ -17,7 +20,7 @@ var bannedPackage = regexp.MustCompile(`^(util|utils|common|helpers|misc)$|ext$`
 // TestStyle checks the rules of STYLE.md's "Checks" paragraph over every Go
 // file of the repository and reports all offenders at once.
 func TestStyle(t *testing.T) {
-	root, err := filepath.Abs("../..")
+	root, err := filepath.Abs(".")
 	if err != nil {
 		t.Fatal(err)
 	}
