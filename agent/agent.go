@@ -45,9 +45,6 @@ type Config struct {
 	// Root is the workspace root given to tools and used to read file
 	// references; nil means tools get no workspace.
 	Root *os.Root
-	// Services is given to every tool call, for tools that need the host's
-	// services (the session store, the shell's job table); nil means none.
-	Services tool.Services
 	// MaxRounds caps the model calls of a run; zero means DefaultMaxRounds.
 	MaxRounds int
 	// ExpireToolResults, if positive, replaces in prompts the tool results
@@ -351,7 +348,7 @@ func (a *Agent) loop(ctx context.Context, s Session, st *runState, out *Outcome)
 // after the assistant message that made them. Calls that await approval
 // set out.Reason to StopApproval.
 func (a *Agent) runTools(ctx context.Context, s Session, runner *tool.Runner, st *runState, reqs []tool.Request, out *Outcome) error {
-	tmpl := tool.Call{SessionID: s.ID(), Agent: a.cfg.Name, Iteration: st.n, History: slices.Clone(st.invoked), Root: a.cfg.Root, Services: a.cfg.Services}
+	tmpl := tool.Call{SessionID: s.ID(), Agent: a.cfg.Name, Iteration: st.n, History: slices.Clone(st.invoked), Root: a.cfg.Root}
 	results, err := runner.Run(ctx, tmpl, reqs)
 	if ae, ok := errors.AsType[*tool.ApprovalError](err); ok {
 		out.Reason, out.Pending = StopApproval, ae.Calls

@@ -34,8 +34,6 @@ type ServerOptions struct {
 	// in that session through [session.Store.Record].
 	Store     *session.Store
 	SessionID string
-	// Services is given to every call besides the session store.
-	Services tool.Services
 	// Logger receives the server's logs; nil means slog.Default(). Over
 	// stdio it must not write to standard output.
 	Logger *slog.Logger
@@ -165,7 +163,7 @@ func (s *Server) callTool(ctx context.Context, name string, args json.RawMessage
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
 	}
-	tmpl := tool.Call{SessionID: s.opts.SessionID, Agent: "mcp", Root: s.opts.Root, Services: s.services()}
+	tmpl := tool.Call{SessionID: s.opts.SessionID, Agent: "mcp", Root: s.opts.Root}
 	res, err := s.runner.Call(ctx, tmpl, tool.Request{ID: id, Name: name, Arguments: args})
 	if err != nil {
 		// A fault (the session could not record the call): the client
@@ -179,28 +177,6 @@ func (s *Server) callTool(ctx context.Context, name string, args json.RawMessage
 		res.Success = false
 	}
 	return toMCPResult(res, s.structured[name])
-}
-
-func (s *Server) services() tool.Services {
-	if s.opts.Store == nil {
-		return s.opts.Services
-	}
-	return serviceChain{tool.ServiceMap{session.ServiceName: s.opts.Store}, s.opts.Services}
-}
-
-// serviceChain looks a service up in each Services in turn.
-type serviceChain []tool.Services
-
-func (c serviceChain) Lookup(name string) any {
-	for _, s := range c {
-		if s == nil {
-			continue
-		}
-		if v := s.Lookup(name); v != nil {
-			return v
-		}
-	}
-	return nil
 }
 
 // toMCPResult maps a wield result to a tools/call result: the text the

@@ -536,7 +536,3 @@ func syncDir(dir string) {
 		_ = d.Close()
 	}
 }
-
-// ServiceName is the name under which a host offers its *Store to tools
-// through tool.Call.Services.
-const ServiceName = "session"

@@ -10,6 +10,10 @@ import (
 // arguments. None of it is in the model's schema. The runner builds a Call
 // per request from the template given to [Runner.Run]; a handler must not
 // keep it after returning.
+//
+// A Call holds only the facts of one call. What a tool needs from its host
+// (a session store, a job table, someone to ask) is given to the tool's
+// constructor, never carried here.
 type Call struct {
 	// SessionID identifies the session the call belongs to; may be empty.
 	SessionID string
@@ -30,24 +34,9 @@ type Call struct {
 	// Root is the workspace root. All file access must go through it.
 	// Nil means the tool has no workspace.
 	Root *os.Root
-	// Services holds what a tool may need from its host (the session
-	// service, the job table). Tools find what they need by type assertion.
-	Services Services
 
 	emit func(Event)
 }
-
-// Services is implemented by the host of a run to give tools access to
-// shared services. Lookup returns the service registered under name, or nil.
-type Services interface {
-	Lookup(name string) any
-}
-
-// ServiceMap is a [Services] backed by a map from name to service.
-type ServiceMap map[string]any
-
-// Lookup returns the service registered under name, or nil.
-func (m ServiceMap) Lookup(name string) any { return m[name] }
 
 // An Invocation is one earlier call of the current run.
 type Invocation struct {

@@ -55,7 +55,7 @@ func run(dir, timing string, args []string) error {
 	defer root.Close()
 	// Lift the limits so that the whole result can be compared.
 	cfg := fs.Config{OutputBudget: 1 << 30, GlobLimit: 1 << 30}
-	call := &tool.Call{Root: root, Services: timer(timing)}
+	call := &tool.Call{Root: root}
 	w := bufio.NewWriterSize(os.Stdout, 1<<16)
 	defer w.Flush()
 	switch args[0] {
@@ -75,7 +75,7 @@ func run(dir, timing string, args []string) error {
 		in.Pattern = args[len(args)-1]
 		zero := 0
 		in.Context = &zero
-		res, err := call1(fs.NewSearch(cfg), call, in)
+		res, err := call1(fs.NewSearch(cfg), call, in, timing)
 		if err != nil {
 			return err
 		}
@@ -83,7 +83,7 @@ func run(dir, timing string, args []string) error {
 			fmt.Fprintf(w, "%s:%d\n", m.Path, m.Line)
 		}
 	case "glob":
-		res, err := call1(fs.NewGlob(cfg), call, fs.GlobInput{Pattern: args[1], CaseSensitive: true})
+		res, err := call1(fs.NewGlob(cfg), call, fs.GlobInput{Pattern: args[1], CaseSensitive: true}, timing)
 		if err != nil {
 			return err
 		}
@@ -96,20 +96,17 @@ func run(dir, timing string, args []string) error {
 	return nil
 }
 
-// timer names the file that receives the time of the tool call.
-type timer string
-
-func (timer) Lookup(string) any { return nil }
-
-func call1(t *tool.Tool, c *tool.Call, in any) (tool.Result, error) {
+// call1 calls t with in and, when timing names a file, appends the call's
+// time in milliseconds to it.
+func call1(t *tool.Tool, c *tool.Call, in any, timing string) (tool.Result, error) {
 	raw, err := json.Marshal(in)
 	if err != nil {
 		return tool.Result{}, err
 	}
 	start := time.Now()
 	res, err := t.Handler().Handle(context.Background(), c, raw)
-	if file := c.Services.(timer); file != "" {
-		f, ferr := os.OpenFile(string(file), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if timing != "" {
+		f, ferr := os.OpenFile(timing, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if ferr != nil {
 			return res, ferr
 		}

@@ -68,7 +68,7 @@ See also: wield tools, wield run.`,
 				return err
 			}
 			defer root.Close()
-			reg, err := g.registry(cmd.Context(), ws)
+			reg, err := g.registry(cmd.Context(), ws, toolDeps{})
 			if err != nil {
 				return err
 			}

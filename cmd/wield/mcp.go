@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wieldhq/wield/mcp"
+	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -99,7 +100,17 @@ func (g *globals) serveMCP(ctx context.Context, f *mcpFlags) error {
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}
-	reg, err := g.registry(ctx, ws)
+	// With a session, the session tools and the file tools' references
+	// mode work on its store; without one, they go without.
+	var store *session.Store
+	sessionID := cmpOr(f.sessionID, os.Getenv("WIELD_SESSION"))
+	if sessionID != "" {
+		store = g.store(ws)
+		if _, err := store.Load(sessionID); err != nil {
+			return &exitError{exitUsage, err}
+		}
+	}
+	reg, err := g.registry(ctx, ws, toolDeps{store: store})
 	if err != nil {
 		return err
 	}
@@ -125,13 +136,7 @@ func (g *globals) serveMCP(ctx context.Context, f *mcpFlags) error {
 	defer root.Close()
 	opts := &mcp.ServerOptions{Name: "wield", Version: moduleVersion(), Root: root, Logger: g.logger(),
 		RunnerOptions: &tool.RunnerOptions{Gate: pol}}
-	if id := cmpOr(f.sessionID, os.Getenv("WIELD_SESSION")); id != "" {
-		store := g.store(ws)
-		if _, err := store.Load(id); err != nil {
-			return &exitError{exitUsage, err}
-		}
-		opts.Store, opts.SessionID = store, id
-	}
+	opts.Store, opts.SessionID = store, sessionID
 	srv, err := mcp.NewServer(reg, opts)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wieldhq/wield/mcp"
+	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/askuser"
 	"github.com/wieldhq/wield/tools/echo"
@@ -100,9 +101,21 @@ func (g *globals) workspace() (string, error) {
 	return abs, nil
 }
 
-// builtinTools returns wield's own tools, in display order. The shell's
-// job table is made on first use and closed by [globals.close].
-func (g *globals) builtinTools() ([]*tool.Tool, error) {
+// toolDeps is what wield's own tools are built with besides their
+// configuration. A zero field means the tools go without it.
+type toolDeps struct {
+	// store holds the sessions: the session tools work on it, and the file
+	// tools add file references to a session in the references context
+	// mode. Nil means the session tools fail and reads return content.
+	store *session.Store
+	// asker answers ask_user; nil means nobody can answer.
+	asker askuser.Asker
+}
+
+// builtinTools returns wield's own tools, in display order, built with
+// deps. The shell's job table is made on first use and closed by
+// [globals.close].
+func (g *globals) builtinTools(deps toolDeps) ([]*tool.Tool, error) {
 	if g.jobs == nil {
 		jobs, err := shell.NewJobs(nil)
 		if err != nil {
@@ -110,11 +123,15 @@ func (g *globals) builtinTools() ([]*tool.Tool, error) {
 		}
 		g.jobs = jobs
 	}
+	fsCfg := fs.Config{}
+	if deps.store != nil {
+		fsCfg.Sessions = deps.store
+	}
 	ts := []*tool.Tool{echo.New()}
-	ts = append(ts, fs.Tools(fs.Config{})...)
+	ts = append(ts, fs.Tools(fsCfg)...)
 	ts = append(ts, shell.Tools(shell.Config{Jobs: g.jobs, Supervisor: shellSupervisor()})...)
-	ts = append(ts, askuser.New())
-	return append(ts, sessiontool.Tools()...), nil
+	ts = append(ts, askuser.New(deps.asker))
+	return append(ts, sessiontool.Tools(deps.store)...), nil
 }
 
 // close releases what commands left running: every background shell job
@@ -145,11 +162,12 @@ func (g *globals) mcpManager(ws string) *mcp.Manager {
 	return g.mcp
 }
 
-// registry builds the registry of built-in and declared tools. Problems in
-// declared-tool files are logged and the rest of the registry still works,
-// unless a file named with --tools-file cannot be read at all.
-func (g *globals) registry(ctx context.Context, ws string) (*tool.Registry, error) {
-	builtin, err := g.builtinTools()
+// registry builds the registry of built-in tools (built with deps) and
+// declared tools. Problems in declared-tool files are logged and the rest
+// of the registry still works, unless a file named with --tools-file
+// cannot be read at all.
+func (g *globals) registry(ctx context.Context, ws string, deps toolDeps) (*tool.Registry, error) {
+	builtin, err := g.builtinTools(deps)
 	if err != nil {
 		return nil, err
 	}

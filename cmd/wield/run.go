@@ -20,7 +20,6 @@ import (
 	"github.com/wieldhq/wield/llm/replay"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
-	"github.com/wieldhq/wield/tools/askuser"
 	"github.com/wieldhq/wield/tools/shell"
 )
 
@@ -84,7 +83,19 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	if err != nil {
 		return nil, err
 	}
-	reg, err := g.registry(ctx, ws)
+	// The policy comes first: whether a person is there to answer
+	// decides what ask_user is built with.
+	pol, approver, err := g.policy(ws, f.mode, !f.json)
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	store := g.store(ws)
+	deps := toolDeps{store: store}
+	if approver != nil { // a person is at the terminal
+		deps.asker = terminalAsker{approver}
+	}
+	reg, err := g.registry(ctx, ws, deps)
 	if err != nil {
 		root.Close()
 		return nil, err
@@ -94,11 +105,6 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 			root.Close()
 			return nil, &exitError{exitUsage, fmt.Errorf("--tools: %w", err)}
 		}
-	}
-	pol, approver, err := g.policy(ws, f.mode, !f.json)
-	if err != nil {
-		root.Close()
-		return nil, err
 	}
 	if reg, err = pol.Filter(reg); err != nil {
 		root.Close()
@@ -111,7 +117,6 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	if err != nil {
 		g.logger().Warn("project instructions", "err", err)
 	}
-	store := g.store(ws)
 	sess, err := g.openSession(ctx, store, f, cfg, task)
 	if err != nil {
 		root.Close()
@@ -121,10 +126,8 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		fmt.Fprintf(g.stderr, "\033[2msession %s\033[0m\n", sess.ID())
 	}
 	runnerOptions := &tool.RunnerOptions{Logger: g.logger(), Gate: pol}
-	services := tool.ServiceMap{session.ServiceName: store}
 	if approver != nil { // a person is at the terminal
 		runnerOptions.Approver = approver
-		services[askuser.ServiceName] = terminalAsker{approver}
 	}
 	a, err := agent.New(agent.Config{
 		Provider:          provider,
@@ -135,7 +138,6 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		SystemPrompt:      cfg.SystemPrompt,
 		Instructions:      instructions,
 		Root:              root,
-		Services:          services,
 		MaxRounds:         cfg.MaxRounds,
 		ExpireToolResults: cfg.ExpireToolResults,
 		OnEvent:           onEvent,

@@ -34,7 +34,7 @@ See also: wield call.`,
 			if err != nil {
 				return err
 			}
-			reg, err := g.registry(cmd.Context(), ws)
+			reg, err := g.registry(cmd.Context(), ws, toolDeps{})
 			if err != nil {
 				return err
 			}

@@ -1,10 +1,10 @@
 // Package askuser provides the ask_user tool, which puts a question to the
 // person running wield and returns the answer.
 //
-// The tool finds an [Asker] in the call's services under [ServiceName]. A
-// terminal CLI provides one that prompts; a library user provides their
-// own (one that waits on a channel pauses the run until the answer
-// comes). Without one, the model is told that nobody can answer.
+// The tool is built with the [Asker] that answers: [New](asker). A
+// terminal CLI gives one that prompts; a library user gives their own (one
+// that waits on a channel pauses the run until the answer comes). Without
+// one, the model is told that nobody can answer.
 package askuser
 
 import (
@@ -22,9 +22,6 @@ import (
 //go:embed ask_user.md
 var askUserDescription string
 
-// ServiceName is the name under which a host offers its [Asker].
-const ServiceName = "ask_user"
-
 // An Asker puts a question to a person and returns their answer. Options,
 // when given, are the suggested answers; the person may answer otherwise.
 // Ask must return when ctx is done.
@@ -38,17 +35,23 @@ type Input struct {
 	Options  []string `json:"options,omitempty" jsonschema:"suggested answers, if the choices are known (at most 9)"`
 }
 
-// New returns the ask_user tool. It changes nothing, so it counts as
-// read-only for permissions.
-func New() *tool.Tool {
+// New returns the ask_user tool, which puts its questions to asker. A nil
+// asker means nobody can answer: every call tells the model so (see
+// [Headless]). The tool changes nothing, so it counts as read-only for
+// permissions.
+func New(asker Asker) *tool.Tool {
+	a := askTool{asker: asker}
 	return tool.New(tool.Spec{Name: "ask_user", Description: askUserDescription,
-		Annotations: tool.Annotations{ReadOnly: true}, Timeout: 24 * time.Hour}, ask)
+		Annotations: tool.Annotations{ReadOnly: true}, Timeout: 24 * time.Hour}, a.ask)
 }
+
+// askTool is ask_user with the asker it was built with.
+type askTool struct{ asker Asker }
 
 // Headless is the result text when nobody can answer.
 const Headless = "Nobody can answer questions in this run (it is not interactive). Decide yourself, go on, and state in your answer what you assumed."
 
-func ask(ctx context.Context, c *tool.Call, in Input) (tool.Result, error) {
+func (a askTool) ask(ctx context.Context, _ *tool.Call, in Input) (tool.Result, error) {
 	q := strings.TrimSpace(in.Question)
 	if q == "" {
 		return tool.Failure("the question is empty; ask one clear question"), nil
@@ -56,10 +59,7 @@ func ask(ctx context.Context, c *tool.Call, in Input) (tool.Result, error) {
 	if len(in.Options) > 9 {
 		return tool.Failure(fmt.Sprintf("%d options given; offer at most 9", len(in.Options))), nil
 	}
-	var asker Asker
-	if c != nil && c.Services != nil {
-		asker, _ = c.Services.Lookup(ServiceName).(Asker)
-	}
+	asker := a.asker
 	if asker == nil {
 		return tool.Result{Success: false, Error: Headless, Data: map[string]any{"answered": false}}, nil
 	}

@@ -18,20 +18,18 @@ func (f askerFunc) Ask(ctx context.Context, q string, opts []string) (string, er
 }
 
 func TestAskUser(t *testing.T) {
-	if err := tooltest.Check(t.Context(), New(), tooltest.Cases{
+	if err := tooltest.Check(t.Context(), New(nil), tooltest.Cases{
 		Valid:   []string{`{"question":"which?"}`, `{"question":"which?","options":["a","b"]}`},
 		Invalid: []string{`{}`, `{"question":1}`, `{"question":"q","options":"a"}`},
 	}); err != nil {
 		t.Error(err)
 	}
-	reg, _ := tool.NewRegistry(New())
-	run := tool.NewRunner(reg, nil)
 	call := func(asker Asker, args string) tool.Result {
-		tmpl := tool.Call{}
-		if asker != nil {
-			tmpl.Services = tool.ServiceMap{ServiceName: asker}
+		reg, err := tool.NewRegistry(New(asker))
+		if err != nil {
+			t.Fatal(err)
 		}
-		res, err := run.Call(t.Context(), tmpl, tool.Request{Name: "ask_user", Arguments: json.RawMessage(args)})
+		res, err := tool.NewRunner(reg, nil).Call(t.Context(), tool.Call{}, tool.Request{Name: "ask_user", Arguments: json.RawMessage(args)})
 		if err != nil {
 			t.Fatal(err)
 		}

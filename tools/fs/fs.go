@@ -3,6 +3,7 @@ package fs
 import (
 	"runtime"
 
+	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -24,6 +25,18 @@ type Config struct {
 	// git's core.excludesFile (whose lines the host may pass here; the tools
 	// read nothing outside the workspace themselves). Nil means none.
 	ExcludePatterns []string
+	// Sessions gives read_file and read_many_files the session a call
+	// runs in ([tool.Call.SessionID]), so that in the references context
+	// mode they add file references instead of returning content. A
+	// [*session.Store] serves. Nil means every read returns content.
+	Sessions Sessions
+}
+
+// Sessions finds the sessions that calls run in. [*session.Store]
+// implements it; implementations must be safe for concurrent use.
+type Sessions interface {
+	// Writer returns session id if this process has it open for writing.
+	Writer(id string) (*session.Session, bool)
 }
 
 // Defaults of [Config].

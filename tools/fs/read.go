@@ -107,7 +107,7 @@ func (r reader) read(ctx context.Context, c *tool.Call, in ReadInput) (tool.Resu
 	if binary {
 		return describeBinary(in.Path, data.bytes, data.size), nil
 	}
-	if s, ok := referenceSession(c); ok {
+	if s, ok := r.cfg.referenceSession(c); ok {
 		return addReferences(s, []string{rel}, []int{countLines(text)}), nil
 	}
 	return r.readText(in, text, decoded, data.changed), nil

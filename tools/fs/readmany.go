@@ -163,7 +163,7 @@ func (r manyReader) read(ctx context.Context, c *tool.Call, in ReadManyInput) (t
 	}
 	slices.SortFunc(files, func(a, b *candidate) int { return strings.Compare(a.rel, b.rel) })
 	r.load(w, files, maxFiles)
-	if s, ok := referenceSession(c); ok {
+	if s, ok := r.cfg.referenceSession(c); ok {
 		var rels []string
 		for _, f := range files {
 			if f.skip == "" {

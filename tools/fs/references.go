@@ -12,15 +12,11 @@ import (
 // references context mode: then read_file and read_many_files add file
 // references instead of returning content, and the prompt builder reads
 // each active reference fresh from disk at every prompt.
-func referenceSession(c *tool.Call) (*session.Session, bool) {
-	if c == nil || c.Services == nil || c.SessionID == "" {
+func (cfg Config) referenceSession(c *tool.Call) (*session.Session, bool) {
+	if cfg.Sessions == nil || c == nil || c.SessionID == "" {
 		return nil, false
 	}
-	st, ok := c.Services.Lookup(session.ServiceName).(*session.Store)
-	if !ok || st == nil {
-		return nil, false
-	}
-	s, ok := st.Writer(c.SessionID)
+	s, ok := cfg.Sessions.Writer(c.SessionID)
 	if !ok || s.ContextMode() != session.ContextReferences {
 		return nil, false
 	}

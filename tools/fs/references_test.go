@@ -35,14 +35,14 @@ func TestReferencesMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer inline.Close()
-	reg, err := tool.NewRegistry(Tools(Config{})...)
+	reg, err := tool.NewRegistry(Tools(Config{Sessions: store})...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	run := tool.NewRunner(reg, nil)
 	call := func(sessionID, name, args string) tool.Result {
 		t.Helper()
-		res, err := run.Call(t.Context(), tool.Call{SessionID: sessionID, Root: root, Services: tool.ServiceMap{session.ServiceName: store}},
+		res, err := run.Call(t.Context(), tool.Call{SessionID: sessionID, Root: root},
 			tool.Request{Name: name, Arguments: json.RawMessage(args)})
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 
+	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -18,13 +19,15 @@ type CompressSessionTurnsInput struct {
 	Summary   string `json:"summary" jsonschema:"what the replaced turns did and found"`
 }
 
-// CompressSessionTurns returns the compress_session_turns tool.
-func CompressSessionTurns() *tool.Tool {
-	return tool.New(tool.Spec{Name: "compress_session_turns", Description: compressSessionTurnsDescription}, compressSessionTurns)
+// CompressSessionTurns returns the compress_session_turns tool, which works on the sessions of st; a nil st
+// gives a tool that fails, saying it works only inside a wield session.
+func CompressSessionTurns(st *session.Store) *tool.Tool {
+	t := tools{st}
+	return tool.New(tool.Spec{Name: "compress_session_turns", Description: compressSessionTurnsDescription}, t.compressSessionTurns)
 }
 
-func compressSessionTurns(_ context.Context, c *tool.Call, in CompressSessionTurnsInput) (tool.Result, error) {
-	s, err := current(c)
+func (t tools) compressSessionTurns(_ context.Context, c *tool.Call, in CompressSessionTurnsInput) (tool.Result, error) {
+	s, err := t.current(c)
 	if err != nil {
 		return tool.Failure(err.Error()), nil
 	}

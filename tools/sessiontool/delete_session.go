@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 
+	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -16,14 +17,16 @@ type DeleteSessionInput struct {
 	SessionID string `json:"session_id" jsonschema:"the session to delete"`
 }
 
-// DeleteSession returns the delete_session tool. It is destructive.
-func DeleteSession() *tool.Tool {
+// DeleteSession returns the delete_session tool, which works on the sessions of st; a nil st
+// gives a tool that fails, saying it works only inside a wield session. It is destructive.
+func DeleteSession(st *session.Store) *tool.Tool {
+	t := tools{st}
 	return tool.New(tool.Spec{Name: "delete_session", Description: deleteSessionDescription,
-		Annotations: tool.Annotations{Destructive: true}}, deleteSession)
+		Annotations: tool.Annotations{Destructive: true}}, t.deleteSession)
 }
 
-func deleteSession(_ context.Context, c *tool.Call, in DeleteSessionInput) (tool.Result, error) {
-	st, err := store(c)
+func (t tools) deleteSession(_ context.Context, c *tool.Call, in DeleteSessionInput) (tool.Result, error) {
+	st, err := t.store()
 	if err != nil {
 		return tool.Failure(err.Error()), nil
 	}

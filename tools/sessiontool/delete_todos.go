@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 
+	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -13,16 +14,18 @@ var deleteTodosDescription string
 // DeleteTodosInput is delete_todos's (empty) argument object.
 type DeleteTodosInput struct{}
 
-// DeleteTodos returns the delete_todos tool.
-func DeleteTodos() *tool.Tool {
+// DeleteTodos returns the delete_todos tool, which works on the sessions of st; a nil st
+// gives a tool that fails, saying it works only inside a wield session.
+func DeleteTodos(st *session.Store) *tool.Tool {
+	t := tools{st}
 	return tool.New(tool.Spec{Name: "delete_todos", Description: deleteTodosDescription,
 		// The todo list is wield's own state, not the workspace: the tool
 		// counts as read-only for permissions.
-		Annotations: tool.Annotations{ReadOnly: true}}, deleteTodos)
+		Annotations: tool.Annotations{ReadOnly: true}}, t.deleteTodos)
 }
 
-func deleteTodos(_ context.Context, c *tool.Call, _ DeleteTodosInput) (tool.Result, error) {
-	s, err := current(c)
+func (t tools) deleteTodos(_ context.Context, c *tool.Call, _ DeleteTodosInput) (tool.Result, error) {
+	s, err := t.current(c)
 	if err != nil {
 		return tool.Failure(err.Error()), nil
 	}

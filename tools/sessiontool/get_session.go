@@ -18,17 +18,19 @@ type GetSessionInput struct {
 	SessionID string `json:"session_id,omitempty" jsonschema:"the session to describe; default: the current one"`
 }
 
-// GetSession returns the get_session tool. It is read-only.
-func GetSession() *tool.Tool {
+// GetSession returns the get_session tool, which works on the sessions of st; a nil st
+// gives a tool that fails, saying it works only inside a wield session. It is read-only.
+func GetSession(st *session.Store) *tool.Tool {
+	t := tools{st}
 	return tool.New(tool.Spec{Name: "get_session", Description: getSessionDescription,
-		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true}}, getSession)
+		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true}}, t.getSession)
 }
 
 // maxTurnsShown bounds the turn listing; the oldest are summarised.
 const maxTurnsShown = 200
 
-func getSession(_ context.Context, c *tool.Call, in GetSessionInput) (tool.Result, error) {
-	st, err := store(c)
+func (t tools) getSession(_ context.Context, c *tool.Call, in GetSessionInput) (tool.Result, error) {
+	st, err := t.store()
 	if err != nil {
 		return tool.Failure(err.Error()), nil
 	}

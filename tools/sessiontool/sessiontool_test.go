@@ -1,7 +1,6 @@
 package sessiontool
 
 import (
-	"context"
 	"encoding/json"
 	"log/slog"
 	"strings"
@@ -20,7 +19,7 @@ func TestContracts(t *testing.T) {
 		"compress_session_turns": {Valid: []string{`{"start_turn":1,"end_turn":2,"summary":"s"}`}, Invalid: []string{`{"start_turn":1}`, `{"start_turn":"1","end_turn":2,"summary":"s"}`}},
 		"delete_session":         {Valid: []string{`{"session_id":"s"}`}, Invalid: []string{`{}`}},
 	}
-	for _, tl := range Tools() {
+	for _, tl := range Tools(nil) {
 		c, ok := cases[tl.Name()]
 		if !ok {
 			t.Errorf("no contract cases for %s", tl.Name())
@@ -58,12 +57,12 @@ func TestTools(t *testing.T) {
 	if err := s.Begin(ctx, "now"); err != nil {
 		t.Fatal(err)
 	}
-	reg, err := tool.NewRegistry(Tools()...)
+	reg, err := tool.NewRegistry(Tools(st)...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	run := tool.NewRunner(reg, nil)
-	tmpl := tool.Call{SessionID: "cur", Services: tool.ServiceMap{session.ServiceName: st}}
+	tmpl := tool.Call{SessionID: "cur"}
 	do := func(name, args string) tool.Result {
 		t.Helper()
 		res, err := run.Call(ctx, tmpl, tool.Request{Name: name, Arguments: json.RawMessage(args)})
@@ -104,7 +103,11 @@ func TestTools(t *testing.T) {
 		t.Errorf("todos after delete_todos = %v", got)
 	}
 	// Without a session service the tools fail clearly.
-	res, err := run.Call(context.Background(), tool.Call{}, tool.Request{Name: "delete_todos", Arguments: json.RawMessage(`{}`)})
+	bare, err := tool.NewRegistry(Tools(nil)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tool.NewRunner(bare, nil).Call(ctx, tool.Call{}, tool.Request{Name: "delete_todos", Arguments: json.RawMessage(`{}`)})
 	if err != nil || res.Success || !strings.Contains(res.Error, "no session service") {
 		t.Errorf("without a service: %+v, %v", res, err)
 	}

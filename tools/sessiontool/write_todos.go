@@ -18,16 +18,18 @@ type WriteTodosInput struct {
 	Todos []session.Todo `json:"todos" jsonschema:"the complete todo list, in order"`
 }
 
-// WriteTodos returns the write_todos tool.
-func WriteTodos() *tool.Tool {
+// WriteTodos returns the write_todos tool, which works on the sessions of st; a nil st
+// gives a tool that fails, saying it works only inside a wield session.
+func WriteTodos(st *session.Store) *tool.Tool {
+	t := tools{st}
 	return tool.New(tool.Spec{Name: "write_todos", Description: writeTodosDescription,
 		// The todo list is wield's own state, not the workspace: the tool
 		// counts as read-only for permissions.
-		Annotations: tool.Annotations{ReadOnly: true}}, writeTodos)
+		Annotations: tool.Annotations{ReadOnly: true}}, t.writeTodos)
 }
 
-func writeTodos(_ context.Context, c *tool.Call, in WriteTodosInput) (tool.Result, error) {
-	s, err := current(c)
+func (t tools) writeTodos(_ context.Context, c *tool.Call, in WriteTodosInput) (tool.Result, error) {
+	s, err := t.current(c)
 	if err != nil {
 		return tool.Failure(err.Error()), nil
 	}

@@ -120,9 +120,8 @@
 //
 // A [Jobs] table holds the background jobs, by ids such as "job-1", and
 // the running foreground commands; [Jobs.Close] stops them all. The tools
-// take the table from [Config.Jobs], or from the call's services under
-// [ServiceName]; without a table, commands run in the foreground only and
-// never yield. shell_output returns a job's output not returned before
+// take the table from [Config.Jobs]; without one, commands run in the
+// foreground only and never yield. shell_output returns a job's output not returned before
 // (or its last lines), and shell_kill stops it. Finished jobs are kept,
 // [JobsOptions.KeepFinished] of them, so their output can still be read.
 package shell

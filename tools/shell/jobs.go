@@ -35,9 +35,8 @@ type JobsOptions struct {
 
 // Jobs is the table of the commands the shell tools run: the background
 // jobs the model can read and kill by id, and the foreground commands,
-// so that [Jobs.Close] stops everything. A host creates one, offers it
-// through [Config.Jobs] or [tool.Call.Services], and closes it when it
-// exits. Jobs is safe for concurrent use.
+// so that [Jobs.Close] stops everything. A host creates one, gives it to
+// the tools in [Config.Jobs], and closes it when it exits. Jobs is safe for concurrent use.
 type Jobs struct {
 	opts   JobsOptions
 	mu     sync.Mutex

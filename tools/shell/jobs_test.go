@@ -93,16 +93,6 @@ func TestNoJobTable(t *testing.T) {
 	}
 }
 
-// services offers a job table as a host would.
-type services struct{ jobs *Jobs }
-
-func (s services) Lookup(name string) any {
-	if name == ServiceName {
-		return s.jobs
-	}
-	return nil
-}
-
 func TestYieldToBackground(t *testing.T) {
 	jobs, err := NewJobs(nil)
 	if err != nil {
@@ -110,9 +100,10 @@ func TestYieldToBackground(t *testing.T) {
 	}
 	h := newHarness(t, withSupervisor(Config{YieldAfter: 100 * time.Millisecond}), false)
 	h.jobs = jobs // closed by the harness
-	c := h.call()
-	c.Services = services{jobs}
-	res, err := h.s.run(t.Context(), c, RunInput{Command: "echo pid:$$; sleep 1000"})
+	// The table is given after the harness's warm-up, so that the warm-up
+	// command cannot yield into it.
+	h.s.cfg.Jobs = jobs
+	res, err := h.s.run(t.Context(), h.call(), RunInput{Command: "echo pid:$$; sleep 1000"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,9 +115,7 @@ func TestYieldToBackground(t *testing.T) {
 		t.Errorf("jobs.List() = %+v, want the yielded job", list)
 	}
 	jobs.Close()
-	c = h.call()
-	c.Services = services{jobs}
-	if res, _ := h.s.run(t.Context(), c, RunInput{Command: "true"}); res.Success || !strings.Contains(res.Error, "shutting down") {
+	if res, _ := h.s.run(t.Context(), h.call(), RunInput{Command: "true"}); res.Success || !strings.Contains(res.Error, "shutting down") {
 		t.Errorf("run after Close = %+v, want a failure", res)
 	}
 }
@@ -138,7 +127,7 @@ func TestCloseStopsEverything(t *testing.T) {
 	}
 	// A foreground command, stopped by Close while its call waits; the
 	// runner's progress events say when it has started.
-	reg, err := tool.NewRegistry(NewRunShellCommand(withSupervisor(Config{})))
+	reg, err := tool.NewRegistry(NewRunShellCommand(withSupervisor(Config{Jobs: h.jobs})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +143,7 @@ func TestCloseStopsEverything(t *testing.T) {
 	wg.Go(func() {
 		args, _ := json.Marshal(RunInput{Command: "echo ready; sleep 1000"})
 		var err error
-		fg, err = r.Call(t.Context(), tool.Call{Root: h.root, Services: services{h.jobs}}, tool.Request{Name: "run_shell_command", Arguments: args})
+		fg, err = r.Call(t.Context(), tool.Call{Root: h.root}, tool.Request{Name: "run_shell_command", Arguments: args})
 		if err != nil {
 			t.Error(err)
 		}

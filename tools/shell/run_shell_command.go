@@ -88,7 +88,7 @@ func (s *shell) run(ctx context.Context, c *tool.Call, in RunInput) (tool.Result
 	if err != nil {
 		return tool.Failure(err.Error()), nil
 	}
-	jobs := s.jobs(c)
+	jobs := s.jobs()
 	if in.Background && jobs == nil {
 		return tool.Failure("background jobs are not available here; run the command without background"), nil
 	}

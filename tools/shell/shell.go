@@ -29,13 +29,9 @@ const (
 	DefaultMaxOutput    = 256 << 20
 )
 
-// ServiceName is the name under which a host offers its [*Jobs] to the
-// shell tools through [tool.Call.Services], when [Config.Jobs] is nil.
-const ServiceName = "shell.jobs"
-
 // Config configures the shell tools. The zero value gives the documented
-// defaults, with background jobs when the call's services offer a job
-// table.
+// defaults, with commands in the foreground only: background jobs need a
+// job table in [Config.Jobs].
 type Config struct {
 	// Shell is the shell that runs commands with -c. Empty means bash
 	// from PATH, or sh when there is no bash.
@@ -73,9 +69,9 @@ type Config struct {
 	// their names look like secrets; each entry is a name or a path.Match
 	// pattern such as "NPM_*".
 	AllowEnv []string
-	// Jobs is the job table for background jobs. When nil, the tools use
-	// the [*Jobs] the call's services offer under [ServiceName], if any;
-	// without one, commands run in the foreground only.
+	// Jobs is the job table for background jobs, created by the caller
+	// with [NewJobs] and closed by it. Nil means commands run in the
+	// foreground only and never yield.
 	Jobs *Jobs
 	// Supervisor is the command line that starts a supervisor for each
 	// command: a program's path, then arguments, to which the tools add
@@ -153,18 +149,8 @@ func (s *shell) description(name, text string) string {
 	return b.String()
 }
 
-// jobs returns the job table for c, or nil.
-func (s *shell) jobs(c *tool.Call) *Jobs {
-	if s.cfg.Jobs != nil {
-		return s.cfg.Jobs
-	}
-	if c != nil && c.Services != nil {
-		if j, ok := c.Services.Lookup(ServiceName).(*Jobs); ok {
-			return j
-		}
-	}
-	return nil
-}
+// jobs returns the job table, or nil.
+func (s *shell) jobs() *Jobs { return s.cfg.Jobs }
 
 // environ returns the environment for a command: wield's own, less the
 // variables whose names look like secrets, with pagers, editors and

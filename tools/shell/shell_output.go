@@ -54,7 +54,7 @@ func (s *shell) output(_ context.Context, c *tool.Call, in OutputInput) (tool.Re
 // lookup finds the background job id, or returns a failed result that
 // says which jobs there are.
 func (s *shell) lookup(c *tool.Call, id string) (*Jobs, *proc, tool.Result) {
-	jobs := s.jobs(c)
+	jobs := s.jobs()
 	if jobs == nil {
 		return nil, nil, tool.Failure("there are no background jobs here: this host has no job table")
 	}
