@@ -77,8 +77,3 @@ func (e *ApprovalError) Error() string {
 	}
 	return fmt.Sprintf("%d calls await approval: %s", len(e.Calls), strings.Join(names, ", "))
 }
-
-// errPending marks a call left pending inside the runner.
-type errPending struct{ call PendingCall }
-
-func (errPending) Error() string { return "awaiting approval" }

@@ -107,3 +107,38 @@ func TestRunner_Gate(t *testing.T) {
 		}
 	})
 }
+
+// TestRunner_PendingCallCarriesNoMarker checks that a call left awaiting
+// approval reports a plain failed result, in the events as in the
+// results: no runner-internal value rides along in Result.Data.
+func TestRunner_PendingCallCarriesNoMarker(t *testing.T) {
+	fatal := textTool("fatal", Spec{}, func(context.Context, *Call, pathInput) (Result, error) {
+		return Result{}, Fatal(errors.New("disk full"))
+	})
+	reg := mustRegistry(t, textTool("w", Spec{}, echoPath), fatal)
+	var finished []Result
+	r := NewRunner(reg, &RunnerOptions{Gate: gateByPath{}, PauseForApproval: true, OnEvent: func(e Event) {
+		if e.Kind == EventFinished {
+			finished = append(finished, *e.Result)
+		}
+	}})
+	reqs := []Request{
+		{ID: "1", Name: "w", Arguments: json.RawMessage(`{"path":"ask"}`)},
+		{ID: "2", Name: "fatal", Arguments: json.RawMessage(`{"path":"ok"}`)},
+	}
+	res, err := r.Run(t.Context(), Call{}, reqs)
+	if _, ok := errors.AsType[*ApprovalError](err); !ok {
+		t.Errorf("err = %v, want an ApprovalError", err)
+	}
+	if _, ok := errors.AsType[*FatalError](err); !ok {
+		t.Errorf("err = %v, want the fatal tool's fault joined to it", err)
+	}
+	if len(finished) != 2 {
+		t.Fatalf("got %d finished events, want 2", len(finished))
+	}
+	for name, got := range map[string]Result{"event": finished[0], "result": res[0]} {
+		if got.Success || got.Error != "awaiting approval" || got.Output != "" || got.Data != nil {
+			t.Errorf("pending call's %s = %+v, want a plain failure saying it awaits approval", name, got)
+		}
+	}
+}

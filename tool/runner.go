@@ -1,7 +1,13 @@
 package tool
 
+// The runner takes each call through three stages, one file each:
+// the gate (runner_gate.go: validation, the policy, approval), execution
+// (runner_execute.go: exclusion, timeouts, retries, panics) and the output
+// budget (runner_spill.go). It reports them as events (runner_events.go).
+// This file batches the calls and records them.
+
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -9,16 +15,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"runtime"
-	"runtime/debug"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
-
-	"github.com/wieldhq/wield/schema"
 )
 
 // Defaults of [RunnerOptions].
@@ -127,13 +126,13 @@ func NewRunner(reg *Registry, opts *RunnerOptions) *Runner {
 		r.opts = *opts
 	}
 	o := &r.opts
-	o.Timeout = cmpOr(o.Timeout, DefaultTimeout)
-	o.MaxParallel = cmpOr(o.MaxParallel, DefaultMaxParallel)
-	o.OutputLimit = cmpOr(o.OutputLimit, DefaultOutputLimit)
-	o.MaxArgumentBytes = cmpOr(o.MaxArgumentBytes, DefaultMaxArgumentBytes)
-	o.RetryBase = cmpOr(o.RetryBase, DefaultRetryBase)
-	o.SlowCall = cmpOr(o.SlowCall, DefaultSlowCall)
-	o.AbandonAfter = cmpOr(o.AbandonAfter, DefaultAbandonAfter)
+	o.Timeout = cmp.Or(o.Timeout, DefaultTimeout)
+	o.MaxParallel = cmp.Or(o.MaxParallel, DefaultMaxParallel)
+	o.OutputLimit = cmp.Or(o.OutputLimit, DefaultOutputLimit)
+	o.MaxArgumentBytes = cmp.Or(o.MaxArgumentBytes, DefaultMaxArgumentBytes)
+	o.RetryBase = cmp.Or(o.RetryBase, DefaultRetryBase)
+	o.SlowCall = cmp.Or(o.SlowCall, DefaultSlowCall)
+	o.AbandonAfter = cmp.Or(o.AbandonAfter, DefaultAbandonAfter)
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -141,14 +140,6 @@ func NewRunner(reg *Registry, opts *RunnerOptions) *Runner {
 	_, _ = rand.Read(b[:])
 	r.idBase = "call_" + hex.EncodeToString(b[:]) + "_"
 	return r
-}
-
-func cmpOr[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }
 
 // Registry returns the runner's registry.
@@ -170,16 +161,8 @@ func (r *Runner) Registry() *Registry { return r.reg }
 func (r *Runner) Run(ctx context.Context, tmpl Call, reqs []Request) ([]Result, error) {
 	calls := make([]Call, len(reqs))
 	for i := range reqs {
-		calls[i] = tmpl
-		calls[i].ID = reqs[i].ID
-		if calls[i].ID == "" {
-			calls[i].ID = r.newID()
-		}
-		calls[i].Tool = reqs[i].Name
-		calls[i].emit = r.emit
+		calls[i] = r.newCall(tmpl, reqs[i])
 	}
-	var faults []error
-	var pending []PendingCall
 	if rec := r.opts.Recorder; rec != nil {
 		for i := range calls {
 			if err := rec.RecordCall(ctx, &calls[i], reqs[i].Arguments); err != nil {
@@ -188,6 +171,9 @@ func (r *Runner) Run(ctx context.Context, tmpl Call, reqs []Request) ([]Result, 
 		}
 	}
 	results := make([]Result, len(reqs))
+	outs := make([]callOutcome, len(reqs))
+	var faults []error
+	var pending []PendingCall
 	for start := 0; start < len(reqs); {
 		end := start + 1
 		if r.parallelSafe(reqs[start].Name) {
@@ -196,20 +182,19 @@ func (r *Runner) Run(ctx context.Context, tmpl Call, reqs []Request) ([]Result, 
 			}
 		}
 		if end-start == 1 {
-			results[start] = r.call(ctx, &calls[start], reqs[start], &faults)
+			outs[start] = r.call(ctx, &calls[start], reqs[start])
 		} else {
-			r.runParallel(ctx, calls[start:end], reqs[start:end], results[start:end], &faults)
+			r.runParallel(ctx, calls[start:end], reqs[start:end], outs[start:end])
 		}
+		// Results are recorded batch by batch, before the next batch runs,
+		// so that the journal keeps up with the calls.
 		for i := start; i < end; i++ {
-			if p, ok := results[i].Data.(errPending); ok {
-				pending = append(pending, p.call)
-				results[i] = Result{Error: p.Error()}
-				continue
+			results[i] = outs[i].res
+			if err := r.settle(ctx, &calls[i], outs[i]); err != nil {
+				faults = append(faults, err)
 			}
-			if rec := r.opts.Recorder; rec != nil {
-				if err := rec.RecordResult(ctx, &calls[i], results[i]); err != nil {
-					faults = append(faults, fmt.Errorf("record result of %s: %w", calls[i].ID, err))
-				}
+			if p := outs[i].pending; p != nil {
+				pending = append(pending, *p)
 			}
 		}
 		start = end
@@ -220,24 +205,93 @@ func (r *Runner) Run(ctx context.Context, tmpl Call, reqs []Request) ([]Result, 
 	return results, errors.Join(faults...)
 }
 
-func (r *Runner) runParallel(ctx context.Context, calls []Call, reqs []Request, results []Result, faults *[]error) {
+// Call executes one request; see [Runner.Run].
+func (r *Runner) Call(ctx context.Context, tmpl Call, req Request) (Result, error) {
+	c := r.newCall(tmpl, req)
+	if rec := r.opts.Recorder; rec != nil {
+		if err := rec.RecordCall(ctx, &c, req.Arguments); err != nil {
+			return Failure("not run: the session could not record the call"), fmt.Errorf("record call %s: %w", c.ID, err)
+		}
+	}
+	o := r.call(ctx, &c, req)
+	err := r.settle(ctx, &c, o)
+	if o.pending != nil {
+		err = &ApprovalError{Calls: []PendingCall{*o.pending}}
+	}
+	return o.res, err
+}
+
+// A callOutcome is what one call came to: the result the model reads and
+// what the run must hear besides.
+type callOutcome struct {
+	res Result
+	// pending, if not nil, is the call left awaiting approval: res says so
+	// and is neither recorded nor given to the model as the call's result.
+	pending *PendingCall
+	// fault, if not nil, must stop the run: the tool returned a [Fatal]
+	// error.
+	fault error
+}
+
+// failed returns the outcome of a call that failed with msg.
+func failed(msg string) callOutcome { return callOutcome{res: Failure(msg)} }
+
+// call takes one call through the stages: the gate, execution and the
+// output budget, reporting its start and finish as events.
+func (r *Runner) call(ctx context.Context, c *Call, req Request) callOutcome {
+	start := time.Now()
+	r.started(c)
+	p, o, ok := r.admit(ctx, c, req)
+	if ok {
+		o = r.execute(ctx, c, p)
+	}
+	o.res.Duration = time.Since(start)
+	if len(o.res.Output) > r.opts.OutputLimit {
+		o.res.Output = r.bound(c, o.res.Output)
+	}
+	if o.res.Duration > r.opts.SlowCall {
+		r.opts.Logger.Warn("slow tool call", "tool", c.Tool, "call", c.ID, "duration", o.res.Duration)
+	}
+	r.finished(c, o.res)
+	return o
+}
+
+// settle records the result of a finished call, unless it awaits
+// approval, and returns the faults it must pass on: the tool's and the
+// Recorder's.
+func (r *Runner) settle(ctx context.Context, c *Call, o callOutcome) error {
+	rec := r.opts.Recorder
+	if o.pending != nil || rec == nil {
+		return o.fault
+	}
+	if err := rec.RecordResult(ctx, c, o.res); err != nil {
+		return errors.Join(o.fault, fmt.Errorf("record result of %s: %w", c.ID, err))
+	}
+	return o.fault
+}
+
+func (r *Runner) runParallel(ctx context.Context, calls []Call, reqs []Request, outs []callOutcome) {
 	var wg sync.WaitGroup
-	var mu sync.Mutex
 	sem := make(chan struct{}, r.opts.MaxParallel)
 	for i := range reqs {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			var fs []error
-			results[i] = r.call(ctx, &calls[i], reqs[i], &fs)
-			if len(fs) > 0 {
-				mu.Lock()
-				*faults = append(*faults, fs...)
-				mu.Unlock()
-			}
+			outs[i] = r.call(ctx, &calls[i], reqs[i])
 		})
 	}
 	wg.Wait()
+}
+
+// newCall returns the Call for req: a copy of tmpl with the call's id
+// (made up if the model gave none) and tool name.
+func (r *Runner) newCall(tmpl Call, req Request) Call {
+	c := tmpl
+	c.ID, c.Tool, c.emit = req.ID, req.Name, r.emit
+	if c.ID == "" {
+		c.ID = r.newID()
+	}
+	return c
 }
 
 func (r *Runner) failAll(calls []Call, msg string) []Result {
@@ -259,380 +313,4 @@ func (r *Runner) newID() string {
 	n := r.idSeq
 	r.idMu.Unlock()
 	return r.idBase + fmt.Sprint(n)
-}
-
-func (r *Runner) emit(e Event) {
-	if r.opts.OnEvent == nil {
-		return
-	}
-	r.eventMu.Lock()
-	defer r.eventMu.Unlock()
-	r.opts.OnEvent(e)
-}
-
-// gate applies the gate (and the approver) to a validated call. It returns
-// the tool and arguments to run, errPending, or an error saying why the call
-// may not run.
-func (r *Runner) gate(ctx context.Context, c *Call, t *Tool, args json.RawMessage, req Request, faults *[]error) (*Tool, json.RawMessage, error) {
-	d := r.opts.Gate.Decide(ctx, c, t, args)
-	if d.Verdict == Ask {
-		switch {
-		case r.opts.Approver != nil:
-			d = r.opts.Approver.Approve(ctx, c, t, args, d)
-		case r.opts.PauseForApproval:
-			return nil, nil, errPending{PendingCall{ID: c.ID, Tool: t.Name(), Arguments: args, Reason: d.Reason}}
-		default:
-			d = Decision{Verdict: Deny, Reason: "needs approval, which cannot be given here (no one to ask): " + d.Reason}
-		}
-	}
-	switch d.Verdict {
-	case Allow:
-	case Deny:
-		msg := "denied"
-		if d.Reason != "" {
-			msg += ": " + d.Reason
-		}
-		return nil, nil, errors.New(msg)
-	default:
-		return nil, nil, fmt.Errorf("denied: the policy gave no clear verdict (%q)", d.Verdict)
-	}
-	if d.Args != nil {
-		req.Arguments = d.Args
-		nt, nargs, err := r.Check(req)
-		if err != nil {
-			return nil, nil, fmt.Errorf("the arguments rewritten by a hook are invalid: %w", err)
-		}
-		return nt, nargs, nil
-	}
-	return t, args, nil
-}
-
-// Check looks up the tool req names and validates its arguments without
-// running anything. It returns the tool and the arguments to pass (empty
-// arguments become {}), or an error the model can act on: a
-// *[NotFoundError], a *[schema.ValidationError] or a size error.
-func (r *Runner) Check(req Request) (*Tool, json.RawMessage, error) {
-	t, err := r.reg.Lookup(req.Name)
-	if err != nil {
-		return nil, nil, err
-	}
-	args := req.Arguments
-	if len(bytes.TrimSpace(args)) == 0 {
-		args = json.RawMessage("{}")
-	}
-	if len(args) > r.opts.MaxArgumentBytes {
-		return nil, nil, fmt.Errorf("arguments are %d bytes; at most %d are allowed: pass large content in smaller pieces", len(args), r.opts.MaxArgumentBytes)
-	}
-	sch, err := t.compiled()
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := sch.Validate(args); err != nil {
-		return nil, nil, err
-	}
-	return t, args, nil
-}
-
-// Call executes one request; see [Runner.Run].
-func (r *Runner) Call(ctx context.Context, tmpl Call, req Request) (Result, error) {
-	c := &tmpl
-	c.ID, c.Tool, c.emit = req.ID, req.Name, r.emit
-	if c.ID == "" {
-		c.ID = r.newID()
-	}
-	rec := r.opts.Recorder
-	if rec != nil {
-		if err := rec.RecordCall(ctx, c, req.Arguments); err != nil {
-			return Failure("not run: the session could not record the call"), fmt.Errorf("record call %s: %w", c.ID, err)
-		}
-	}
-	var faults []error
-	res := r.call(ctx, c, req, &faults)
-	if p, ok := res.Data.(errPending); ok {
-		return Result{Error: p.Error()}, &ApprovalError{Calls: []PendingCall{p.call}}
-	}
-	if rec != nil {
-		if err := rec.RecordResult(ctx, c, res); err != nil {
-			faults = append(faults, fmt.Errorf("record result of %s: %w", c.ID, err))
-		}
-	}
-	return res, errors.Join(faults...)
-}
-
-// call validates and executes one call and applies the output budget.
-func (r *Runner) call(ctx context.Context, c *Call, req Request, faults *[]error) Result {
-	start := time.Now()
-	if r.opts.OnEvent != nil {
-		r.emit(Event{Kind: EventStarted, CallID: c.ID, Tool: c.Tool})
-	}
-	res := r.execute(ctx, c, req, faults)
-	res.Duration = time.Since(start)
-	if len(res.Output) > r.opts.OutputLimit {
-		res.Output = r.bound(c, res.Output)
-	}
-	if res.Duration > r.opts.SlowCall {
-		r.opts.Logger.Warn("slow tool call", "tool", c.Tool, "call", c.ID, "duration", res.Duration)
-	}
-	if r.opts.OnEvent != nil {
-		final := res
-		r.emit(Event{Kind: EventFinished, CallID: c.ID, Tool: c.Tool, Result: &final, Duration: res.Duration})
-	}
-	return res
-}
-
-func (r *Runner) execute(ctx context.Context, c *Call, req Request, faults *[]error) Result {
-	if err := ctx.Err(); err != nil {
-		return Failure("cancelled before it started: " + causeText(ctx))
-	}
-	t, args, err := r.Check(req)
-	if err == nil && r.opts.Gate != nil {
-		t, args, err = r.gate(ctx, c, t, args, req, faults)
-		if _, ok := err.(errPending); ok {
-			return Result{Error: err.Error(), Data: err}
-		}
-		if err != nil {
-			return Failure(err.Error())
-		}
-	}
-	if err != nil {
-		res := Failure(err.Error())
-		if ve, ok := errors.AsType[*schema.ValidationError](err); ok {
-			res.Error += "\nFix the arguments to match the tool's input schema and call it again."
-			res.Data = map[string]any{"violations": ve.Violations}
-		}
-		return res
-	}
-	if t.spec.Annotations.ParallelSafe {
-		r.exclude.RLock()
-		defer r.exclude.RUnlock()
-	} else {
-		r.exclude.Lock()
-		defer r.exclude.Unlock()
-	}
-	res := r.runAttempts(ctx, c, t, args, faults)
-	if rv, ok := r.opts.Gate.(Reviewer); ok {
-		res = rv.Review(ctx, c, args, res)
-	}
-	return res
-}
-
-// runAttempts runs a validated, permitted call, with its retries.
-func (r *Runner) runAttempts(ctx context.Context, c *Call, t *Tool, args json.RawMessage, faults *[]error) Result {
-	var prepared preparedCall
-	if p, ok := t.handler.(preparer); ok {
-		var res Result
-		if prepared, res = p.prepare(args); prepared == nil {
-			return res
-		}
-	}
-	timeout := cmpOr(t.spec.Timeout, r.opts.Timeout)
-	retries := min(t.spec.Retry.Attempts, MaxRetries)
-	for attempt := 0; ; attempt++ {
-		res, err := r.attempt(ctx, t, c, args, prepared, timeout)
-		if err == nil {
-			return res
-		}
-		var fatal *FatalError
-		if errors.As(err, &fatal) {
-			*faults = append(*faults, fmt.Errorf("tool %s (call %s): %w", c.Tool, c.ID, err))
-			return Failure(err.Error())
-		}
-		if !IsRetriable(err) || attempt >= retries || ctx.Err() != nil {
-			if attempt > 0 {
-				return Failure(fmt.Sprintf("%v (after %d retries)", err, attempt))
-			}
-			return Failure(err.Error())
-		}
-		delay := r.opts.RetryBase << attempt
-		r.opts.Logger.Info("retrying tool call", "tool", c.Tool, "call", c.ID, "attempt", attempt+1, "delay", delay, "err", err)
-		timer := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return Failure(fmt.Sprintf("cancelled while waiting to retry after: %v", err))
-		case <-timer.C:
-		}
-	}
-}
-
-// errTimeout is the cancellation cause of a call that ran out of time.
-type errTimeout struct{ d time.Duration }
-
-func (e errTimeout) Error() string { return fmt.Sprintf("timed out after %v", e.d) }
-
-type outcome struct {
-	res Result
-	err error
-}
-
-// attempt runs the handler once under the call's timeout. A returned error
-// is the handler's, for the retry logic; timeouts, cancellations and panics
-// come back as failed results.
-func (r *Runner) attempt(ctx context.Context, t *Tool, c *Call, args json.RawMessage, prepared preparedCall, timeout time.Duration) (Result, error) {
-	cctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout{timeout})
-	defer cancel()
-	var o outcome
-	if r.opts.Inline {
-		o = runHandler(cctx, t, c, args, prepared)
-	} else {
-		done := make(chan outcome, 1)
-		go func() { done <- runHandler(cctx, t, c, args, prepared) }()
-		select {
-		case o = <-done:
-		case <-cctx.Done():
-			abandon := time.NewTimer(r.opts.AbandonAfter)
-			select {
-			case o = <-done:
-				abandon.Stop()
-			case <-abandon.C:
-				r.opts.Logger.Error("tool ignored cancellation; abandoning it", "tool", c.Tool, "call", c.ID)
-				return Failure(fmt.Sprintf("%s; the tool did not stop within %v and was abandoned", causeText(cctx), r.opts.AbandonAfter)), nil
-			}
-		}
-	}
-	if cctx.Err() != nil {
-		// Whatever the handler returned, the model must hear why it stopped.
-		msg := causeText(cctx)
-		if o.res.Output != "" {
-			o.res.Output += "\n"
-		}
-		o.res.Success = false
-		o.res.Error = strings.TrimSpace(msg + "; " + o.res.Error)
-		o.res.Error = strings.TrimSuffix(o.res.Error, ";")
-		return o.res, nil
-	}
-	if o.err != nil {
-		return Result{}, o.err
-	}
-	return o.res, nil
-}
-
-// runHandler calls the handler, turning a panic into a failed result.
-func runHandler(ctx context.Context, t *Tool, c *Call, args json.RawMessage, prepared preparedCall) (o outcome) {
-	defer func() {
-		if p := recover(); p != nil {
-			o = outcome{res: Failure(fmt.Sprintf("tool %s panicked: %v\n%s", c.Tool, p, shortStack()))}
-		}
-	}()
-	if prepared != nil {
-		o.res, o.err = prepared.run(ctx, c)
-	} else {
-		o.res, o.err = t.handler.Handle(ctx, c, args)
-	}
-	return o
-}
-
-// causeText says why ctx ended: "timed out after 60s" or "cancelled".
-func causeText(ctx context.Context) string {
-	var te errTimeout
-	if errors.As(context.Cause(ctx), &te) {
-		return te.Error()
-	}
-	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
-		return "timed out"
-	}
-	return "cancelled"
-}
-
-// shortStack returns the first frames of the panicking goroutine's stack.
-func shortStack() string {
-	lines := strings.Split(string(debug.Stack()), "\n")
-	// Skip the goroutine header and the runtime/debug and panic frames.
-	var keep []string
-	for i := 1; i+1 < len(lines) && len(keep) < 12; i += 2 {
-		fn := lines[i]
-		if strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "panic(") || strings.Contains(fn, "tool.shortStack") ||
-			strings.HasPrefix(fn, "runtime.") || strings.Contains(fn, "tool.runHandler") {
-			continue
-		}
-		keep = append(keep, fn, lines[i+1])
-	}
-	return strings.Join(keep, "\n")
-}
-
-// bound cuts out to the output limit, keeping the head (20%) and the tail
-// (80%), and writes the whole output to a spill file.
-func (r *Runner) bound(c *Call, out string) string {
-	limit := r.opts.OutputLimit
-	head := cutUTF8(out[:limit/5], false)
-	tail := cutUTF8(out[len(out)-(limit-len(head)):], true)
-	omitted := len(out) - len(head) - len(tail)
-	where, err := r.spill(c, out)
-	note := fmt.Sprintf("\n[... %d bytes omitted of %d; ", omitted, len(out))
-	if err != nil {
-		r.opts.Logger.Error("cannot write spill file", "call", c.ID, "err", err)
-		note += "the full output could not be saved: " + err.Error() + " ...]\n"
-	} else {
-		note += "the full output is in " + where + "; read it in parts rather than whole ...]\n"
-	}
-	return head + note + tail
-}
-
-// cutUTF8 trims a partial UTF-8 sequence from the end of s (or, with
-// fromStart, from its start).
-func cutUTF8(s string, fromStart bool) string {
-	if fromStart {
-		for i := 0; i < len(s) && i < utf8.UTFMax; i++ {
-			if utf8.RuneStart(s[i]) {
-				return s[i:]
-			}
-		}
-		return s
-	}
-	for i := len(s) - 1; i >= 0 && i >= len(s)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(s[i]) {
-			if utf8.FullRuneInString(s[i:]) {
-				return s
-			}
-			return s[:i]
-		}
-	}
-	return s
-}
-
-// spill writes out to a file and returns the path the model should use.
-func (r *Runner) spill(c *Call, out string) (string, error) {
-	name := spillName(c)
-	if r.opts.SpillDir == "" && c.Root != nil {
-		rel := filepath.Join(".wield", "spill", name)
-		if err := c.Root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
-			return "", err
-		}
-		if err := c.Root.WriteFile(rel, []byte(out), 0o644); err != nil {
-			return "", err
-		}
-		return rel, nil
-	}
-	dir := r.opts.SpillDir
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "wield-spill")
-	}
-	path := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return "", err
-	}
-	return path, os.WriteFile(path, []byte(out), 0o644)
-}
-
-func spillName(c *Call) string { return SpillName(c, c.ID, ".txt") }
-
-// SpillName returns the workspace-relative file name under .wield/spill
-// for output a tool saves for call c: <session>/<name><ext>, with path
-// separators in the parts made harmless. Tools that keep more output than
-// they return (the shell's full log) save it there, beside the runner's
-// own spill files.
-func SpillName(c *Call, name, ext string) string {
-	clean := func(s, empty string) string {
-		s = strings.Map(func(r rune) rune {
-			if r == '/' || r == '\\' || r == 0 {
-				return '_'
-			}
-			return r
-		}, s)
-		if s == "" || s == "." || s == ".." {
-			return empty
-		}
-		return s
-	}
-	return filepath.Join(clean(c.SessionID, "run"), clean(name, "call")+ext)
 }
