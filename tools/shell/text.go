@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/wieldhq/wield/internal/textcut"
 )
 
 // binarySniff is how much of the output is looked at to tell binary from
@@ -77,15 +79,7 @@ func render(out []byte, limit int) (string, bool) {
 // cut keeps the head (20%) and the tail (80%) of s within limit bytes,
 // on rune boundaries, with a note of what it left out.
 func cut(s string, limit int) string {
-	head := s[:limit/5]
-	for len(head) > 0 && !utf8.RuneStart(s[len(head)]) {
-		head = head[:len(head)-1]
-	}
-	start := len(s) - (limit - len(head))
-	for start < len(s) && !utf8.RuneStart(s[start]) {
-		start++
-	}
-	tail := s[start:]
+	head, tail := textcut.HeadTail(s, limit)
 	return fmt.Sprintf("%s\n[... %d bytes omitted ...]\n%s", head, len(s)-len(head)-len(tail), tail)
 }
 
