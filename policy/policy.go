@@ -66,6 +66,11 @@ type Policy struct {
 	Mode Mode
 	// Headless turns every "ask" into "deny": nobody is there to answer.
 	Headless bool
+	// HeadlessHint, when not empty, ends the reason of a call that
+	// Headless denied: it tells the model how its user can permit such a
+	// call, in the host's terms (wield's command line names its settings
+	// file). Empty adds nothing.
+	HeadlessHint string
 	// Root is the workspace root's path, for path rules on absolute paths.
 	Root string
 	// ShellTools and EditTools override DefaultShellTools and
@@ -172,7 +177,10 @@ func (p *Policy) Decide(ctx context.Context, c *tool.Call, t *tool.Tool, args js
 	d := p.decide(ctx, c, t, args)
 	if d.Verdict == tool.Ask && p.Headless {
 		d.Verdict = tool.Deny
-		d.Reason = "needs approval and nobody can give it in this headless run (" + d.Reason + "); add an allow rule to .wield/settings.json to permit it"
+		d.Reason = "needs approval and nobody can give it in this headless run (" + d.Reason + ")"
+		if p.HeadlessHint != "" {
+			d.Reason += "; " + p.HeadlessHint
+		}
 	}
 	return d
 }

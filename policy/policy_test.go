@@ -192,6 +192,38 @@ func TestModesAndToolRules(t *testing.T) {
 	}
 }
 
+// TestPolicy_HeadlessHint checks that a headless deny keeps the reason of
+// the ask it replaces and ends with the host's hint only when one is set:
+// the library names no command or file of wield's command line.
+func TestPolicy_HeadlessHint(t *testing.T) {
+	write := fakeTool(t, "write_file", tool.Annotations{})
+	args := json.RawMessage(`{"path":"a.go"}`)
+	ask := mustPolicy(t, ModeDefault, nil, nil, nil).Decide(t.Context(), nil, write, args)
+	if ask.Verdict != tool.Ask {
+		t.Fatalf("interactive Decide = %s (%s), want ask", ask.Verdict, ask.Reason)
+	}
+	const prefix = "needs approval and nobody can give it in this headless run ("
+	tests := []struct {
+		name, hint, want string
+	}{
+		{"no hint", "", prefix + ask.Reason + ")"},
+		{"host hint", "add an allow rule to the settings file", prefix + ask.Reason + "); add an allow rule to the settings file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := mustPolicy(t, ModeDefault, nil, nil, nil)
+			p.Headless, p.HeadlessHint = true, tt.hint
+			d := p.Decide(t.Context(), nil, write, args)
+			if d.Verdict != tool.Deny || d.Reason != tt.want {
+				t.Errorf("Decide = %s (%q), want deny (%q)", d.Verdict, d.Reason, tt.want)
+			}
+			if strings.Contains(d.Reason, ".wield") {
+				t.Errorf("Decide reason %q names wield's settings path", d.Reason)
+			}
+		})
+	}
+}
+
 func TestOfferedAndFilter(t *testing.T) {
 	p := mustPolicy(t, ModeDefault, nil, nil, []string{"write_file", "run_shell_command(rm:*)"})
 	reg, err := tool.NewRegistry(fakeTool(t, "read_file", tool.Annotations{ReadOnly: true}), fakeTool(t, "write_file", tool.Annotations{}),

@@ -70,22 +70,29 @@ type Store struct {
 	red        redactor
 }
 
-// ErrNotFound is wrapped by errors for unknown session ids.
+// ErrNotFound is wrapped by the errors of [Store.Open], [Store.Load],
+// [Store.Delete] and the other methods that name a session id that has no
+// journal. Its message says nothing of how to list sessions: that is the
+// host's to add (wield's command line suggests "wield session ls").
 var ErrNotFound = errors.New("session not found")
 
-// BusyError reports a session another process is writing.
+// BusyError reports a session another process is writing: [Store.Open],
+// [Store.Create] and [Store.Delete] return it, unwrapped, when the
+// session's writer lock is taken.
+// Its message names the session and the writer; what to do about it
+// (wait, or fork the session) is the host's to add, in its own commands.
 type BusyError struct {
+	// ID is the session's id.
 	ID string
 	// PID is the writer's process id, when known.
 	PID int
 }
 
 func (e *BusyError) Error() string {
-	who := "another wield process"
 	if e.PID > 0 {
-		who = fmt.Sprintf("another wield process (pid %d)", e.PID)
+		return fmt.Sprintf("session %s is in use by another wield process (pid %d)", e.ID, e.PID)
 	}
-	return fmt.Sprintf("session %s is in use by %s; wait for it to finish, or fork the session with `wield session fork %s --at N`", e.ID, who, e.ID)
+	return fmt.Sprintf("session %s is in use by another wield process", e.ID)
 }
 
 func (s *Store) dir() string {
@@ -232,7 +239,9 @@ func (s *Store) unregister(id string) {
 	delete(s.open, id)
 }
 
-// Writer returns the session id if this Store has it open for writing.
+// Writer returns the session that this Store has open for writing under
+// id, and reports whether there is one. A session another process writes
+// is not reported; [Store.Open] finds it by its lock.
 func (s *Store) Writer(id string) (*Session, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -283,7 +292,7 @@ func (s *Store) Open(id string) (*Session, error) {
 		return nil, &BusyError{ID: id, PID: os.Getpid()}
 	}
 	if _, err := os.Stat(s.Path(id)); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("session %s: %w (list sessions with `wield session ls`)", id, ErrNotFound)
+		return nil, fmt.Errorf("session %s: %w", id, ErrNotFound)
 	}
 	lock, err := s.lock(id)
 	if err != nil {
@@ -293,7 +302,7 @@ func (s *Store) Open(id string) (*Session, error) {
 	if err != nil {
 		_ = lock.Unlock()
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("session %s: %w (list sessions with `wield session ls`)", id, ErrNotFound)
+			return nil, fmt.Errorf("session %s: %w", id, ErrNotFound)
 		}
 		return nil, fmt.Errorf("open session %s: %w", id, err)
 	}
@@ -340,7 +349,7 @@ func (s *Store) Load(id string) (*State, error) {
 	f, err := os.Open(s.Path(id))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("session %s: %w (list sessions with `wield session ls`)", id, ErrNotFound)
+			return nil, fmt.Errorf("session %s: %w", id, ErrNotFound)
 		}
 		return nil, fmt.Errorf("load session %s: %w", id, err)
 	}
@@ -536,3 +545,7 @@ func syncDir(dir string) {
 		_ = d.Close()
 	}
 }
+
+// ServiceName is the name under which a host offers its *Store to tools
+// through tool.Call.Services.
+const ServiceName = "session"

@@ -90,10 +90,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(stderr, "wield: %v\n", ee.err)
+			fmt.Fprintf(stderr, "wield: %v%s\n", ee.err, hint(ee.err))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "wield: %v\n", err)
+	fmt.Fprintf(stderr, "wield: %v%s\n", err, hint(err))
 	return exitUsage
 }

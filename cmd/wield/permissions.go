@@ -17,7 +17,7 @@ import (
 // always" stores a rule in the workspace's .wield/settings.json; otherwise
 // the policy is headless and "ask" means deny.
 func (g *globals) policy(ws, mode string, interactive bool) (*policy.Policy, *terminalApprover, error) {
-	p := &policy.Policy{Root: ws, Logger: g.logger()}
+	p := &policy.Policy{Root: ws, HeadlessHint: headlessHint, Logger: g.logger()}
 	if err := p.Load(policy.SettingsFiles(ws)...); err != nil {
 		return nil, nil, &exitError{exitUsage, err}
 	}

@@ -1,0 +1,27 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/wieldhq/wield/session"
+)
+
+// headlessHint ends the reason of a call the policy denied because nobody
+// could approve it: the libraries name no file of wield's, so the command
+// line says where allow rules go (policy.Policy.HeadlessHint).
+const headlessHint = "add an allow rule to .wield/settings.json to permit it"
+
+// hint returns what the user can do about err, in wield's own commands, or
+// "" when there is nothing to add. The libraries return typed errors and
+// leave this advice to the command line; the line that prints an error
+// appends its hint.
+func hint(err error) string {
+	if busy, ok := errors.AsType[*session.BusyError](err); ok {
+		return fmt.Sprintf("; wait for it to finish, or fork the session with `wield session fork %s --at N`", busy.ID)
+	}
+	if errors.Is(err, session.ErrNotFound) {
+		return "; list sessions with `wield session ls`"
+	}
+	return ""
+}
