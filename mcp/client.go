@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -122,7 +123,7 @@ func NewManager(servers map[string]ServerConfig, opts *ManagerOptions) *Manager 
 	if m.log == nil {
 		m.log = slog.New(slog.DiscardHandler)
 	}
-	m.opts.RestartDelay = cmpOr(m.opts.RestartDelay, DefaultRestartDelay)
+	m.opts.RestartDelay = cmp.Or(m.opts.RestartDelay, DefaultRestartDelay)
 	if m.opts.Env == nil {
 		m.opts.Env = os.Environ()
 	}
@@ -599,7 +600,7 @@ type conn struct {
 // connect starts the server (for stdio) and runs the MCP handshake.
 func (s *server) connect(ctx context.Context) (*conn, error) {
 	c := &conn{s: s, calls: map[*context.CancelCauseFunc]struct{}{}, progress: map[string]*progressSink{}, done: make(chan struct{})}
-	name, version := cmpOr(s.m.opts.Name, "wield"), cmpOr(s.m.opts.Version, "dev")
+	name, version := cmp.Or(s.m.opts.Name, "wield"), cmp.Or(s.m.opts.Version, "dev")
 	client := sdk.NewClient(&sdk.Implementation{Name: name, Version: version}, &sdk.ClientOptions{
 		Logger: s.m.log,
 		// No roots: a server such as server-filesystem would otherwise

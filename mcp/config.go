@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -114,19 +115,11 @@ func (c *ServerConfig) transport() string {
 }
 
 func (c *ServerConfig) startupTimeout() time.Duration {
-	return cmpOr(time.Duration(c.StartupTimeout), DefaultStartupTimeout)
+	return cmp.Or(time.Duration(c.StartupTimeout), DefaultStartupTimeout)
 }
 
 func (c *ServerConfig) callTimeout() time.Duration {
-	return cmpOr(time.Duration(c.CallTimeout), DefaultCallTimeout)
-}
-
-func cmpOr[T comparable](a, b T) T {
-	var zero T
-	if a != zero {
-		return a
-	}
-	return b
+	return cmp.Or(time.Duration(c.CallTimeout), DefaultCallTimeout)
 }
 
 // Validate checks the configuration of the server called name and returns

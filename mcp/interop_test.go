@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -118,7 +119,7 @@ func TestInterop_Everything(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
-			res := call(t, r, ToolName("everything", tt.tool), cmpOr(tt.args, "{}"))
+			res := call(t, r, ToolName("everything", tt.tool), cmp.Or(tt.args, "{}"))
 			if !res.Success || !strings.Contains(res.Output, tt.want) {
 				t.Fatalf("result = %s, want %q", res.ForModel(), tt.want)
 			}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -74,7 +75,7 @@ type Hints struct {
 func hints(st *sdk.Tool) Hints {
 	h := Hints{Title: st.Title, Destructive: true, OpenWorld: true}
 	if a := st.Annotations; a != nil {
-		h.Title = cmpOr(h.Title, a.Title)
+		h.Title = cmp.Or(h.Title, a.Title)
 		h.ReadOnly = a.ReadOnlyHint
 		h.Destructive = !a.ReadOnlyHint && (a.DestructiveHint == nil || *a.DestructiveHint)
 		h.Idempotent = a.IdempotentHint
@@ -314,7 +315,7 @@ func (s *server) convertTool(st *sdk.Tool) (*tool.Tool, error) {
 	}
 	desc := strings.TrimSpace(strings.ToValidUTF8(st.Description, "\uFFFD"))
 	if desc == "" {
-		desc = cmpOr(st.Title, st.Name)
+		desc = cmp.Or(st.Title, st.Name)
 	}
 	desc = boundText(desc, MaxDescriptionBytes)
 	desc += fmt.Sprintf("\n\n(Tool %q of MCP server %q.)", st.Name, s.name)

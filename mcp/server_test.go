@@ -328,19 +328,27 @@ func TestCheckListenAddr(t *testing.T) {
 		remote bool
 		token  string
 		want   string
+		is     error // the sentinel the error wraps, if any
 	}{
-		{"127.0.0.1:8080", false, "", ""},
-		{"localhost:0", false, "", ""},
-		{"[::1]:9", false, "", ""},
-		{"0.0.0.0:8080", false, "", "not a loopback address"},
-		{"0.0.0.0:8080", true, "", "without a bearer token"},
-		{"0.0.0.0:8080", true, "t", ""},
-		{"8080", false, "", "HOST:PORT"},
+		{"127.0.0.1:8080", false, "", "", nil},
+		{"localhost:0", false, "", "", nil},
+		{"[::1]:9", false, "", "", nil},
+		{"0.0.0.0:8080", false, "", "not a loopback address", ErrNotLoopback},
+		{"0.0.0.0:8080", true, "", "without a bearer token", ErrNoToken},
+		{"0.0.0.0:8080", true, "t", "", nil},
+		{"8080", false, "", "HOST:PORT", nil},
 	}
 	for _, tt := range tests {
 		err := CheckListenAddr(tt.addr, tt.remote, tt.token)
 		if (tt.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("CheckListenAddr(%q, %v, %q) = %v, want %q", tt.addr, tt.remote, tt.token, err, tt.want)
+		}
+		if tt.is != nil && !errors.Is(err, tt.is) {
+			t.Errorf("CheckListenAddr(%q, %v, %q) = %v, want an error wrapping %v", tt.addr, tt.remote, tt.token, err, tt.is)
+		}
+		// The library names no command-line flags: cmd/wield adds them.
+		if err != nil && strings.Contains(err.Error(), "--") {
+			t.Errorf("CheckListenAddr(%q, %v, %q) = %v, which names a flag", tt.addr, tt.remote, tt.token, err)
 		}
 	}
 }

@@ -93,8 +93,19 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 	})
 }
 
+// ErrNotLoopback is returned (wrapped) by [CheckListenAddr] for an address
+// that is not a loopback address when remote access is not allowed.
+var ErrNotLoopback = errors.New("not a loopback address")
+
+// ErrNoToken is returned (wrapped) by [CheckListenAddr] for a non-loopback
+// address whose remote access is allowed but no bearer token protects.
+var ErrNoToken = errors.New("remote access without a bearer token")
+
 // CheckListenAddr refuses to serve HTTP on a non-loopback address unless
-// remote access is allowed explicitly and protected by a token.
+// remote access is allowed explicitly and protected by a token. It returns
+// nil for an address it accepts, an error wrapping [ErrNotLoopback] or
+// [ErrNoToken] for one it refuses, and another error for an address that
+// is not HOST:PORT.
 func CheckListenAddr(addr string, allowRemote bool, token string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -105,9 +116,9 @@ func CheckListenAddr(addr string, allowRemote bool, token string) error {
 	}
 	switch {
 	case !allowRemote:
-		return fmt.Errorf("refusing to listen on %s: it is not a loopback address; use 127.0.0.1, or pass --allow-remote with a bearer token", addr)
+		return fmt.Errorf("refusing to listen on %s: %w", addr, ErrNotLoopback)
 	case token == "":
-		return fmt.Errorf("refusing to listen on %s without a bearer token: set one for --allow-remote", addr)
+		return fmt.Errorf("refusing to listen on %s: %w", addr, ErrNoToken)
 	}
 	return nil
 }

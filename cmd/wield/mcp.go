@@ -146,7 +146,7 @@ func (g *globals) serveMCP(ctx context.Context, f *mcpFlags) error {
 	}
 	token := cmpOr(f.token, os.Getenv("WIELD_MCP_TOKEN"))
 	if err := mcp.CheckListenAddr(f.http, f.allowRemote, token); err != nil {
-		return &exitError{exitUsage, err}
+		return &exitError{exitUsage, listenHint(err)}
 	}
 	ln, err := net.Listen("tcp", f.http)
 	if err != nil {
@@ -189,6 +189,18 @@ func (nopCloser) Close() error { return nil }
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
+
+// listenHint adds to an error of [mcp.CheckListenAddr] the flags that
+// change its answer: the library names no flags.
+func listenHint(err error) error {
+	switch {
+	case errors.Is(err, mcp.ErrNotLoopback):
+		return fmt.Errorf("%w; use 127.0.0.1, or pass --allow-remote with a bearer token", err)
+	case errors.Is(err, mcp.ErrNoToken):
+		return fmt.Errorf("%w: set one with --token or $WIELD_MCP_TOKEN", err)
+	}
+	return err
+}
 
 // newMCPListCommand is `wield mcp ls`: the configured servers, their state
 // and tools.
