@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/wieldhq/wield/internal/levenshtein"
 	"github.com/wieldhq/wield/schema"
 )
 
@@ -173,13 +174,14 @@ func (r *Registry) closest(name string) []string {
 	}
 	var cs []cand
 	lname := strings.ToLower(name)
+	near := max(2, len(name)/3)
 	for n := range r.tools {
 		ln := strings.ToLower(n)
-		d := editDistance(lname, ln)
+		d := levenshtein.Distance(lname, ln, near)
 		if strings.Contains(ln, lname) || strings.Contains(lname, ln) {
 			d = min(d, 2)
 		}
-		if d <= max(2, len(name)/3) {
+		if d <= near {
 			cs = append(cs, cand{n, d})
 		}
 	}
@@ -194,27 +196,6 @@ func (r *Registry) closest(name string) []string {
 		out = append(out, cs[i].name)
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // ExportOptions configures [Registry.Export]. A nil *ExportOptions is the
