@@ -18,6 +18,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/wieldhq/wield/internal/levenshtein"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -189,41 +190,11 @@ func suggest(w *workspace, rel string) string {
 		if len(near) == 3 {
 			break
 		}
-		if strings.EqualFold(n, name) || (len(name) > 2 && editDistance(strings.ToLower(n), strings.ToLower(name), 2) <= 2) {
+		if strings.EqualFold(n, name) || (len(name) > 2 && levenshtein.Distance(strings.ToLower(n), strings.ToLower(name), 2) <= 2) {
 			near = append(near, strconv.Quote(joinRel(dir, n)))
 		}
 	}
 	return strings.Join(near, " or ")
-}
-
-// editDistance returns the Levenshtein distance of a and b, or max+1 once
-// it is known to exceed max.
-func editDistance(a, b string, max int) int {
-	if d := len(a) - len(b); d > max || -d > max {
-		return max + 1
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		low := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			low = min(low, cur[j])
-		}
-		if low > max {
-			return max + 1
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func baseOf(rel string) string { return rel[strings.LastIndexByte(rel, '/')+1:] }
