@@ -45,7 +45,7 @@ func script(t testing.TB, lines ...string) *replay.Provider {
 
 func newAgent(t testing.TB, p llm.Provider, reg *tool.Registry, cfg Config) *Agent {
 	t.Helper()
-	cfg.Provider, cfg.Runner = p, tool.NewRunner(reg, nil)
+	cfg.Provider, cfg.Tools = p, reg
 	a, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -235,7 +235,7 @@ func TestNew_RequiresProviderAndRunner(t *testing.T) {
 	if _, err := New(Config{}); err == nil || !strings.Contains(err.Error(), "no model provider") {
 		t.Errorf("New(Config{}) = %v", err)
 	}
-	if _, err := New(Config{Provider: script(t)}); err == nil || !strings.Contains(err.Error(), "no tool runner") {
+	if _, err := New(Config{Provider: script(t)}); err == nil || !strings.Contains(err.Error(), "no tool registry") {
 		t.Errorf("New without runner = %v", err)
 	}
 }

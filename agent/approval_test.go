@@ -39,8 +39,8 @@ func TestAgent_ApprovalPauseAndResume(t *testing.T) {
 	p := script(t,
 		`{"round":1,"tool_calls":[{"id":"e1","name":"echo","arguments":{"text":"look"}},{"id":"r1","name":"rm","arguments":{"text":"a.txt"}},{"id":"r2","name":"rm","arguments":{"text":"b.txt"}}]}`,
 		`{"round":2,"text":"cleaned up"}`)
-	a, err := New(Config{Provider: p, Runner: tool.NewRunner(reg, nil),
-		RunnerOptions: &tool.RunnerOptions{Gate: askFor("rm"), PauseForApproval: true}})
+	a, err := New(Config{Provider: p, Tools: reg,
+		RunnerOptions: tool.RunnerOptions{Gate: askFor("rm"), PauseForApproval: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestAgent_ResumeRejectsBadAnswers(t *testing.T) {
 	rm := tool.New(tool.Spec{Name: "rm", Description: "delete"}, func(context.Context, *tool.Call, textIn) (tool.Result, error) { return tool.Text("x"), nil })
 	reg, _ := tool.NewRegistry(rm)
 	p := script(t, `{"round":1,"tool_calls":[{"id":"r1","name":"rm","arguments":{"text":"a"}}]}`)
-	a, _ := New(Config{Provider: p, Runner: tool.NewRunner(reg, nil), RunnerOptions: &tool.RunnerOptions{Gate: askFor("rm"), PauseForApproval: true}})
+	a, _ := New(Config{Provider: p, Tools: reg, RunnerOptions: tool.RunnerOptions{Gate: askFor("rm"), PauseForApproval: true}})
 	s := NewMemorySession("s")
 	if out, err := a.Run(t.Context(), s, "go"); err != nil || out.Reason != StopApproval {
 		t.Fatalf("Run = %+v, %v", out, err)

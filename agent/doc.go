@@ -19,6 +19,15 @@
 // failed results; only faults (the session could not be written, the model
 // endpoint failed after its retries) end a run with an error.
 //
+// # Configuration
+//
+// An agent is configured by value: [Config] holds the model, the tool
+// registry and the [tool.RunnerOptions], and [New] copies it. The agent
+// builds a [tool.Runner] for each run from the registry and the options,
+// with the run's session as the runner's recorder. The tools get what they
+// need from the host when they are built (a session store, someone to
+// ask), not through the agent.
+//
 // # Sessions
 //
 // A run is one transaction of its [Session]: the task, each model response

@@ -32,7 +32,7 @@ func TestDurableSessionCancelAndContinue(t *testing.T) {
 	p := script(t,
 		`{"turn":1,"round":1,"tool_calls":[{"id":"e1","name":"echo","arguments":{"text":"first"}},{"id":"b1","name":"block","arguments":{"text":"x"}}]}`,
 		`{"turn":2,"round":1,"text":"second task done"}`)
-	a, err := New(Config{Provider: p, Runner: tool.NewRunner(reg, nil)})
+	a, err := New(Config{Provider: p, Tools: reg})
 	if err != nil {
 		t.Fatal(err)
 	}

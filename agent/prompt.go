@@ -57,6 +57,23 @@ type Prompt struct {
 	Round []llm.Message
 }
 
+// prompt returns the prompt of the next model call of the run in state st
+// of session s: the configured system prompt, instructions and roles, the
+// history, the task and the round so far, and, when s is a
+// [PromptContext], its todo list and the fresh content of its file
+// references.
+func (a *Agent) prompt(s Session, st *runState) Prompt {
+	p := Prompt{System: a.cfg.SystemPrompt, Instructions: a.cfg.Instructions, Roles: a.cfg.Roles,
+		History: st.history, Task: st.task, Round: st.round}
+	if pc, ok := s.(PromptContext); ok {
+		p.Todos = pc.Todos()
+		if a.cfg.Root != nil {
+			p.References = ReadReferences(a.cfg.Root, pc.References())
+		}
+	}
+	return p
+}
+
 // ExpireResults returns history with the content of tool results older
 // than afterTasks user tasks replaced by a short note, so that old file
 // dumps and command logs stop filling the context; the session keeps the

@@ -46,8 +46,8 @@ func TestApprovalsThroughTheLoop(t *testing.T) {
 	}
 	pol := &policy.Policy{Logger: slog.New(slog.DiscardHandler)}
 	pol.Add(policy.Allow, policy.Rule{Tool: "run_shell_command", Specifier: "ls:*"})
-	a, err := agent.New(agent.Config{Provider: provider, Runner: tool.NewRunner(reg, nil),
-		RunnerOptions: &tool.RunnerOptions{Gate: pol, PauseForApproval: true}})
+	a, err := agent.New(agent.Config{Provider: provider, Tools: reg,
+		RunnerOptions: tool.RunnerOptions{Gate: pol, PauseForApproval: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

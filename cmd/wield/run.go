@@ -125,14 +125,14 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	if !f.json && isTerminal(g.stderr) {
 		fmt.Fprintf(g.stderr, "\033[2msession %s\033[0m\n", sess.ID())
 	}
-	runnerOptions := &tool.RunnerOptions{Logger: g.logger(), Gate: pol}
+	runnerOptions := tool.RunnerOptions{Logger: g.logger(), Gate: pol}
 	if approver != nil { // a person is at the terminal
 		runnerOptions.Approver = approver
 	}
 	a, err := agent.New(agent.Config{
 		Provider:          provider,
 		Model:             cfg.Model,
-		Runner:            tool.NewRunner(reg, nil),
+		Tools:             reg,
 		RunnerOptions:     runnerOptions,
 		Name:              "wield",
 		SystemPrompt:      cfg.SystemPrompt,

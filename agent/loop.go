@@ -1,0 +1,269 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/tool"
+)
+
+// Run works task in session s and returns how it ended. The error is
+// non-nil when the run could not complete: the model endpoint failed, the
+// session could not be written, or ctx was cancelled (then the Outcome says
+// StopCancelled too). Whatever happens, s is left consistent: committed on
+// success, aborted otherwise.
+func (a *Agent) Run(ctx context.Context, s Session, task string) (*Outcome, error) {
+	return a.drive(ctx, s, func(out *Outcome) (*runState, error) {
+		if err := s.Begin(ctx, task); err != nil {
+			return nil, fmt.Errorf("begin round in session %s: %w", s.ID(), err)
+		}
+		return &runState{task: task, history: ExpireResults(s.History(), a.cfg.ExpireToolResults)}, nil
+	})
+}
+
+// runState is a run's progress: the task, the transaction's messages after
+// it, and the number of model calls made.
+type runState struct {
+	task    string
+	history []llm.Message
+	round   []llm.Message
+	n       int
+	invoked []tool.Invocation
+}
+
+// drive runs the loop from the state start gives, then commits, aborts, or
+// (while calls await approval) leaves the transaction open.
+func (a *Agent) drive(ctx context.Context, s Session, start func(*Outcome) (*runState, error)) (*Outcome, error) {
+	begun := time.Now()
+	out := &Outcome{}
+	a.emit(Event{Kind: EventRunStarted, Session: s.ID()})
+	st, err := start(out)
+	if err == nil && out.Reason != StopApproval {
+		err = a.loop(ctx, s, st, out)
+	}
+	switch {
+	case err != nil:
+		if ctx.Err() != nil {
+			out.Reason, out.Note = StopCancelled, "the run was cancelled"
+			err = fmt.Errorf("run cancelled: %w", context.Cause(ctx))
+		} else if out.Reason == "" {
+			out.Reason, out.Note = StopError, err.Error()
+		}
+		// A detached context: the abort must land even though ctx is done.
+		if aerr := s.Abort(context.WithoutCancel(ctx), out.Note); aerr != nil {
+			err = errors.Join(err, fmt.Errorf("abort session %s: %w", s.ID(), aerr))
+		}
+	case out.Reason == StopApproval:
+		// The transaction stays open until Resume; a durable session
+		// records the pause so that reopening it does not close it.
+		if p, ok := s.(Pauser); ok {
+			if perr := p.Pause(ctx, out.Pending); perr != nil {
+				err = fmt.Errorf("pause session %s: %w", s.ID(), perr)
+				out.Reason, out.Note = StopError, err.Error()
+			}
+		}
+	default:
+		if cerr := s.Commit(ctx); cerr != nil {
+			err = fmt.Errorf("commit session %s: %w", s.ID(), cerr)
+			out.Reason, out.Note = StopError, err.Error()
+		}
+	}
+	a.emit(Event{Kind: EventRunFinished, Session: s.ID(), Outcome: out, Duration: time.Since(begun)})
+	return out, err
+}
+
+func (a *Agent) loop(ctx context.Context, s Session, st *runState, out *Outcome) error {
+	runner := a.runnerFor(s, nil, nil)
+	tools := toolDefs(runner.Registry())
+	guard := newLoopGuard(a.cfg.LoopRepeats, a.cfg.LoopWindow)
+	for {
+		n := st.n + 1
+		if n > a.cfg.MaxRounds {
+			out.Reason = StopMaxRounds
+			out.Note = fmt.Sprintf("stopped after %d rounds, the limit; the task may be unfinished", a.cfg.MaxRounds)
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		req := &llm.Request{Model: a.cfg.Model, Messages: BuildPrompt(a.prompt(s, st)), Tools: tools,
+			MaxTokens: a.cfg.MaxTokens, Temperature: a.cfg.Temperature}
+		a.emit(Event{Kind: EventRoundStarted, Session: s.ID(), Round: n})
+		resp, err := a.cfg.Provider.Stream(ctx, req, func(e llm.Event) {
+			switch e.Kind {
+			case llm.EventText:
+				a.emit(Event{Kind: EventText, Round: n, Text: e.Text})
+			case llm.EventReasoning:
+				a.emit(Event{Kind: EventReasoning, Round: n, Text: e.Text})
+			}
+		})
+		if err != nil {
+			return fmt.Errorf("model call in round %d: %w", n, err)
+		}
+		st.n = n
+		out.Rounds++
+		out.Usage = out.Usage.Add(resp.Usage)
+		resp.Message.Role = llm.RoleAssistant
+		if resp.Message.Content != "" {
+			out.Text = resp.Message.Content
+		}
+		if err := s.RecordResponse(ctx, resp); err != nil {
+			return fmt.Errorf("record response of round %d: %w", n, err)
+		}
+		st.round = append(st.round, resp.Message)
+		if len(resp.Message.ToolCalls) == 0 {
+			out.Reason = StopAnswer
+			a.emit(Event{Kind: EventRoundFinished, Round: n, Usage: &resp.Usage})
+			return nil
+		}
+		reqs := make([]tool.Request, len(resp.Message.ToolCalls))
+		for i, c := range resp.Message.ToolCalls {
+			reqs[i] = tool.Request{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+		}
+		err = a.runTools(ctx, s, runner, st, reqs, out)
+		a.emit(Event{Kind: EventRoundFinished, Round: n, Usage: &resp.Usage})
+		if err != nil || out.Reason == StopApproval {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if call, ok := guard.observe(n, reqs, st.results(reqs)); ok {
+			out.Reason = StopLoop
+			out.Note = fmt.Sprintf("stopped: %s was called with the same arguments and got the same result %d times within %d rounds",
+				call, a.cfg.LoopRepeats, a.cfg.LoopWindow)
+			return nil
+		}
+		for _, r := range reqs {
+			if slices.Contains(a.cfg.StopAtTools, r.Name) {
+				out.Reason = StopTool
+				out.Note = "stopped after " + r.Name + ", a stop tool"
+				return nil
+			}
+		}
+	}
+}
+
+// runTools runs reqs and puts their results into the round, in call order
+// after the assistant message that made them. Calls that await approval
+// set out.Reason to StopApproval.
+func (a *Agent) runTools(ctx context.Context, s Session, runner *tool.Runner, st *runState, reqs []tool.Request, out *Outcome) error {
+	tmpl := tool.Call{SessionID: s.ID(), Agent: a.cfg.Name, Iteration: st.n, History: slices.Clone(st.invoked), Root: a.cfg.Root}
+	results, err := runner.Run(ctx, tmpl, reqs)
+	if ae, ok := errors.AsType[*tool.ApprovalError](err); ok {
+		out.Reason, out.Pending = StopApproval, ae.Calls
+		out.Note = ae.Error()
+		err = withoutApproval(err)
+	}
+	pending := map[string]bool{}
+	for _, p := range out.Pending {
+		pending[p.ID] = true
+	}
+	for i, res := range results {
+		if pending[reqs[i].ID] {
+			continue
+		}
+		out.ToolCalls++
+		st.round = append(st.round, llm.Message{Role: llm.RoleTool, ToolCallID: reqs[i].ID, ToolName: reqs[i].Name, Content: res.ForModel()})
+		st.invoked = append(st.invoked, tool.Invocation{ID: reqs[i].ID, Tool: reqs[i].Name, Arguments: reqs[i].Arguments, Success: res.Success})
+	}
+	st.round = orderResults(st.round)
+	if err != nil {
+		return fmt.Errorf("tools in round %d: %w", st.n, err)
+	}
+	return nil
+}
+
+// results returns the tool messages' contents for reqs, as results for the
+// loop guard.
+func (st *runState) results(reqs []tool.Request) []tool.Result {
+	byID := map[string]string{}
+	for _, m := range st.round {
+		if m.Role == llm.RoleTool {
+			byID[m.ToolCallID] = m.Content
+		}
+	}
+	out := make([]tool.Result, len(reqs))
+	for i, r := range reqs {
+		out[i] = tool.Result{Output: byID[r.ID]}
+	}
+	return out
+}
+
+// withoutApproval removes an ApprovalError from a joined error.
+func withoutApproval(err error) error {
+	var rest []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if _, ok := e.(*tool.ApprovalError); !ok {
+				rest = append(rest, e)
+			}
+		}
+		return errors.Join(rest...)
+	}
+	if _, ok := err.(*tool.ApprovalError); ok {
+		return nil
+	}
+	return err
+}
+
+// orderResults puts the tool messages after each assistant message in the
+// order of its calls.
+func orderResults(round []llm.Message) []llm.Message {
+	for i := 0; i < len(round); i++ {
+		if round[i].Role != llm.RoleAssistant || len(round[i].ToolCalls) < 2 {
+			continue
+		}
+		pos := map[string]int{}
+		for k, c := range round[i].ToolCalls {
+			pos[c.ID] = k
+		}
+		j := i + 1
+		for j < len(round) && round[j].Role == llm.RoleTool {
+			j++
+		}
+		slices.SortStableFunc(round[i+1:j], func(x, y llm.Message) int { return pos[x.ToolCallID] - pos[y.ToolCallID] })
+		i = j - 1
+	}
+	return round
+}
+
+// runnerFor returns a runner that records into s. A non-nil gate replaces
+// the configured one (to apply a user's answers); calls listed in skip are
+// not recorded again.
+func (a *Agent) runnerFor(s Session, gate tool.Gate, skip recordedCalls) *tool.Runner {
+	opts := a.cfg.RunnerOptions
+	opts.Recorder = s
+	if len(skip) > 0 {
+		opts.Recorder = skipRecorder{Recorder: s, skip: skip}
+	}
+	if gate != nil {
+		opts.Gate, opts.Approver, opts.PauseForApproval = gate, nil, false
+	}
+	user := opts.OnEvent
+	opts.OnEvent = func(e tool.Event) {
+		if user != nil {
+			user(e)
+		}
+		a.emit(Event{Kind: EventKind(e.Kind), Call: &e})
+	}
+	if opts.Logger == nil {
+		opts.Logger = a.cfg.Logger
+	}
+	return tool.NewRunner(a.cfg.Tools, &opts)
+}
+
+// toolDefs lists the tools a model is offered.
+func toolDefs(reg *tool.Registry) []llm.ToolDef {
+	visible := reg.Visible()
+	defs := make([]llm.ToolDef, len(visible))
+	for i, t := range visible {
+		s := t.Spec()
+		defs[i] = llm.ToolDef{Name: s.Name, Description: s.Description, InputSchema: s.InputSchema}
+	}
+	return defs
+}
