@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -103,7 +104,7 @@ func (g *globals) serveMCP(ctx context.Context, f *mcpFlags) error {
 	// With a session, the session tools and the file tools' references
 	// mode work on its store; without one, they go without.
 	var store *session.Store
-	sessionID := cmpOr(f.sessionID, os.Getenv("WIELD_SESSION"))
+	sessionID := cmp.Or(f.sessionID, os.Getenv("WIELD_SESSION"))
 	if sessionID != "" {
 		store = g.store(ws)
 		if _, err := store.Load(sessionID); err != nil {
@@ -144,7 +145,7 @@ func (g *globals) serveMCP(ctx context.Context, f *mcpFlags) error {
 	if f.http == "" {
 		return srv.ServeStdio(ctx, nopCloser{g.stdin}, nopWriteCloser{g.stdout})
 	}
-	token := cmpOr(f.token, os.Getenv("WIELD_MCP_TOKEN"))
+	token := cmp.Or(f.token, os.Getenv("WIELD_MCP_TOKEN"))
 	if err := mcp.CheckListenAddr(f.http, f.allowRemote, token); err != nil {
 		return &exitError{exitUsage, listenHint(err)}
 	}
@@ -171,13 +172,6 @@ func (g *globals) serveMCP(ctx context.Context, f *mcpFlags) error {
 		}
 		return nil
 	}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // nopCloser and nopWriteCloser let the server close its transport without
