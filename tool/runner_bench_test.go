@@ -33,22 +33,15 @@ var benchRequest = tool.Request{ID: "call_1", Name: "noop",
 
 // BenchmarkRunner_Call measures validating and executing a no-op tool with a
 // three-field argument object.
-func BenchmarkRunner_Call(b *testing.B) {
-	r := benchRunner(b, nil)
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		res, err := r.Call(ctx, tool.Call{}, benchRequest)
-		if err != nil || !res.Success {
-			b.Fatal(res, err)
-		}
-	}
-}
+func BenchmarkRunner_Call(b *testing.B) { benchCall(b, nil) }
 
 // BenchmarkRunner_CallInline is BenchmarkRunner_Call with handlers run on
 // the caller's goroutine (RunnerOptions.Inline).
-func BenchmarkRunner_CallInline(b *testing.B) {
-	r := benchRunner(b, &tool.RunnerOptions{Inline: true})
+func BenchmarkRunner_CallInline(b *testing.B) { benchCall(b, &tool.RunnerOptions{Inline: true}) }
+
+// benchCall runs benchRequest in a loop on a runner made with opts.
+func benchCall(b *testing.B, opts *tool.RunnerOptions) {
+	r := benchRunner(b, opts)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
