@@ -226,7 +226,7 @@ func (r *Runner) Call(ctx context.Context, tmpl Call, req Request) (Result, erro
 type callOutcome struct {
 	res Result
 	// pending, if not nil, is the call left awaiting approval: res says so
-	// and is neither recorded nor given to the model as the call's result.
+	// and is not recorded, and the run returns an *[ApprovalError].
 	pending *PendingCall
 	// fault, if not nil, must stop the run: the tool returned a [Fatal]
 	// error.
