@@ -338,15 +338,6 @@ func (h *httpFastPath) allowed(r *http.Request) bool {
 	return h.sessions[r.Header.Get("Mcp-Session-Id")]
 }
 
-// decodeID turns a raw JSON-RPC id into the SDK's type.
-func decodeID(raw json.RawMessage) (jsonrpc.ID, error) {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return jsonrpc.ID{}, err
-	}
-	return jsonrpc.MakeID(v)
-}
-
 // sessionRecorder notes the session id the SDK gives an initialize answer.
 type sessionRecorder struct {
 	http.ResponseWriter

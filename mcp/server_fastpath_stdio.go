@@ -12,10 +12,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// fastRevisions are the protocol revisions whose tools/call exchange the
-// stdio fast path answers itself. Later revisions go through the SDK.
-var fastRevisions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
-
 // fastPath answers tools/call requests on stdio without handing them to
 // the SDK, once initialize has been answered with a revision it speaks.
 // The SDK decodes every tools/call twice, each time through a fresh 32 KiB
@@ -84,20 +80,6 @@ func (f *fastPath) worker(job func()) {
 func newFastPath(ctx context.Context, srv *Server) *fastPath {
 	ctx, cancel := context.WithCancel(ctx)
 	return &fastPath{srv: srv, ctx: ctx, cancel: cancel, inflight: map[any]context.CancelFunc{}, jobs: make(chan func())}
-}
-
-// callParams is the part of tools/call params the fast path reads.
-type callParams struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-	Meta      struct {
-		ProgressToken any `json:"progressToken"`
-	} `json:"_meta"`
-}
-
-// cancelParams is the part of notifications/cancelled params it reads.
-type cancelParams struct {
-	RequestID any `json:"requestId"`
 }
 
 // take handles msg if it is a tools/call the fast path answers or the
@@ -202,16 +184,4 @@ func (f *fastPath) sawWrite(msg jsonrpc.Message) {
 func (f *fastPath) close() {
 	f.cancel()
 	f.wg.Wait()
-}
-
-// normalizeID makes ids comparable: JSON numbers decode as float64 or
-// int64 depending on the decoder.
-func normalizeID(id any) any {
-	switch v := id.(type) {
-	case int64:
-		return float64(v)
-	case int:
-		return float64(v)
-	}
-	return id
 }

@@ -1,49 +1,15 @@
 package mcp
 
 import (
-	"context"
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// MaxMessageBytes caps one inbound JSON-RPC message on stdio.
-const MaxMessageBytes = 16 << 20
-
-// ServeStdio serves one client over r and w (standard input and output),
-// one JSON-RPC message per line, until the client closes its end (every
-// request read by then is answered first) or ctx is done (in-flight calls
-// are cancelled). A malformed or oversized line gets a JSON-RPC error and
-// the server keeps serving.
-func (s *Server) ServeStdio(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
-	// Not sdk.Server.Run: it logs an error when ctx is done, which is how
-	// a SIGTERM ends a healthy server.
-	fast := newFastPath(ctx, s)
-	defer fast.close()
-	ss, err := s.sdk.Connect(ctx, &stdioTransport{r: r, w: w, maxLen: MaxMessageBytes, fast: fast}, nil)
-	if err != nil {
-		return fmt.Errorf("mcp: connect stdio: %w", err)
-	}
-	ended := make(chan error, 1)
-	go func() { ended <- ss.Wait() }()
-	select {
-	case err = <-ended:
-	case <-ctx.Done():
-		ss.Close()
-		<-ended
-		return nil
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
-}
 
 // HTTPOptions configures [Server.HTTPHandler]. The zero value serves
 // streamable HTTP with sessions and SSE answers, for loopback clients.

@@ -1,0 +1,118 @@
+package mcp
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestStdioFastPath drives the stdio fast path with raw lines on a
+// revision it speaks: progress notifications precede the answer, a
+// cancelled call gets no answer, and unknown tools still get the SDK's
+// error.
+func TestStdioFastPath(t *testing.T) {
+	started := make(chan struct{}, 1)
+	srv, err := NewServer(testTools(t, started), &ServerOptions{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	var out syncBuffer
+	served := make(chan error, 1)
+	go func() { served <- srv.ServeStdio(t.Context(), pr, nopWriter{&out}) }()
+	send := func(line string) {
+		if _, err := io.WriteString(pw, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	out.waitFor(t, `"id":1,"result"`)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wait","arguments":{"steps":2},"_meta":{"progressToken":"p2"}}}`)
+	out.waitFor(t, `"id":2,"result"`)
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"wait","arguments":{"steps":0}}}`)
+	<-started
+	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`)
+	send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nope","arguments":{}}}`)
+	send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":7}}}`)
+	out.waitFor(t, `"id":5,"result"`)
+	out.waitFor(t, `"id":4,"error"`)
+	pw.Close()
+	if err := <-served; err != nil {
+		t.Fatalf("ServeStdio: %v", err)
+	}
+	got := out.String()
+	p1 := strings.Index(got, `"message":"step","progress":1,`)
+	p2 := strings.Index(got, `"message":"step","progress":2,`)
+	r2 := strings.Index(got, `"id":2,"result"`)
+	if p1 < 0 || p2 < p1 || r2 < p2 {
+		t.Errorf("progress must precede the answer:\n%s", got)
+	}
+	if strings.Contains(got, `"id":3,`) {
+		t.Errorf("the cancelled call was answered:\n%s", got)
+	}
+	if !strings.Contains(got, `"id":5,"result":{"content":[{"type":"text","text":"Error: invalid arguments`) || !strings.Contains(got, `"isError":true`) {
+		t.Errorf("invalid arguments on the fast path:\n%s", got)
+	}
+}
+
+// TestHTTPFastPath speaks raw streamable HTTP on 2025-11-25: a tools/call
+// in a session the SDK created is answered as JSON; an unknown session and
+// a foreign Host still get the SDK's refusals.
+func TestHTTPFastPath(t *testing.T) {
+	srv, err := NewServer(testTools(t, nil), &ServerOptions{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stateless := range []bool{false, true} {
+		hs := httptest.NewServer(srv.HTTPHandler(&HTTPOptions{Stateless: stateless, JSONResponse: true}))
+		post := func(session, host, body string) (*http.Response, string) {
+			t.Helper()
+			req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+			if session != "" {
+				req.Header.Set("Mcp-Session-Id", session)
+			}
+			if host != "" {
+				req.Host = host
+			}
+			resp, err := hs.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return resp, string(b)
+		}
+		resp, body := post("", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"protocolVersion":"2025-11-25"`) {
+			t.Fatalf("stateless=%v initialize: %d %s", stateless, resp.StatusCode, body)
+		}
+		session := resp.Header.Get("Mcp-Session-Id")
+		if (session == "") != stateless {
+			t.Fatalf("stateless=%v: session id %q", stateless, session)
+		}
+		post(session, "", `{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
+		resp, body = post(session, "", `{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"echo","arguments":{"text":"fast"}}}`)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"id":"a","result":{"content":[{"type":"text","text":"fast"},`) {
+			t.Errorf("stateless=%v tools/call: %d %s", stateless, resp.StatusCode, body)
+		}
+		resp, body = post(session, "", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":1}}}`)
+		if !strings.Contains(body, `"isError":true`) || !strings.Contains(body, "want string") {
+			t.Errorf("stateless=%v invalid arguments: %d %s", stateless, resp.StatusCode, body)
+		}
+		if !stateless {
+			if resp, body := post("not-a-session", "", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`); resp.StatusCode != http.StatusNotFound {
+				t.Errorf("unknown session: %d %s, want the SDK's 404", resp.StatusCode, body)
+			}
+		}
+		if resp, body := post(session, "evil.example:80", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`); resp.StatusCode == http.StatusOK {
+			t.Errorf("stateless=%v foreign Host answered: %s", stateless, body)
+		}
+		hs.Close()
+	}
+}
