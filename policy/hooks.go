@@ -42,7 +42,8 @@ type Hooks struct {
 	Dir string
 	// SessionID is passed to hooks as session_id.
 	SessionID string
-	// Logger receives non-blocking hook errors; nil means slog.Default().
+	// Logger receives non-blocking hook errors; a nil Logger discards
+	// them.
 	Logger *slog.Logger
 
 	preHooks, postHooks []compiledMatcher
@@ -89,14 +90,14 @@ func (h *Hooks) AddHook(event string, m HookMatcher) error {
 
 func (h *Hooks) logger() *slog.Logger {
 	if h.Logger == nil {
-		return slog.Default()
+		return slog.New(slog.DiscardHandler)
 	}
 	return h.Logger
 }
 
 func (p *Policy) logger() *slog.Logger {
 	if p.Logger == nil {
-		return slog.Default()
+		return slog.New(slog.DiscardHandler)
 	}
 	return p.Logger
 }

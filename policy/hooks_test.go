@@ -37,6 +37,31 @@ func hookPolicy(t *testing.T, pre, post string, timeout float64) *Policy {
 	return p
 }
 
+// TestHooksLogToThePolicyLogger checks that hooks a settings file adds
+// report their failures to the policy's Logger: now that a nil Hooks.Logger
+// discards, they would otherwise go unseen.
+func TestHooksLogToThePolicyLogger(t *testing.T) {
+	var log strings.Builder
+	dir := t.TempDir()
+	script := filepath.Join(dir, "pre.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/bash\ncat >/dev/null; echo oops >&2; exit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := &Policy{Logger: slog.New(slog.NewTextHandler(&log, nil))}
+	var s Settings
+	s.Hooks = map[string][]HookMatcher{PreToolUse: {{Hooks: []Hook{{Type: "command", Command: script}}}}}
+	if err := p.Apply(&s); err != nil {
+		t.Fatal(err)
+	}
+	write := fakeTool(t, "write_file", tool.Annotations{})
+	if d := p.Decide(t.Context(), nil, write, json.RawMessage(`{"path":"a.go"}`)); d.Verdict != tool.Ask {
+		t.Errorf("Decide = %s (%s), want ask: a hook that exits 1 is ignored", d.Verdict, d.Reason)
+	}
+	if got := log.String(); !strings.Contains(got, "PreToolUse hook failed; ignoring it") || !strings.Contains(got, script) {
+		t.Errorf("policy log = %q, want the hook's failure naming %s", got, script)
+	}
+}
+
 func TestPreToolUseHooks(t *testing.T) {
 	write := fakeTool(t, "write_file", tool.Annotations{})
 	args := json.RawMessage(`{"path":"a.go","content":"x"}`)

@@ -78,7 +78,8 @@ type Policy struct {
 	ShellTools, EditTools []string
 	// Hooks run before and after calls; nil means none.
 	Hooks *Hooks
-	// Logger receives warnings; nil means slog.Default().
+	// Logger receives warnings, and the Hooks that settings files add
+	// ([Policy.Apply]) log to it too; a nil Logger discards them.
 	Logger *slog.Logger
 
 	mu    sync.RWMutex

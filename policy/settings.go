@@ -76,7 +76,8 @@ func (p *Policy) Load(paths ...string) error {
 	return nil
 }
 
-// Apply adds the rules, mode and hooks of s to p.
+// Apply adds the rules, mode and hooks of s to p. If p.Hooks has no
+// Logger, it is given p.Logger.
 func (p *Policy) Apply(s *Settings) error {
 	for _, l := range []struct {
 		list  string

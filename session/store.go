@@ -57,8 +57,8 @@ type Store struct {
 	// Built-in patterns catch common key formats and Authorization headers.
 	// Secrets is read when the store is first used.
 	Secrets []string
-	// Logger receives warnings such as a repaired journal; nil means
-	// slog.Default().
+	// Logger receives warnings such as a repaired journal; a nil Logger
+	// discards them.
 	Logger *slog.Logger
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
@@ -104,7 +104,7 @@ func (s *Store) dir() string {
 
 func (s *Store) logger() *slog.Logger {
 	if s.Logger == nil {
-		return slog.Default()
+		return slog.New(slog.DiscardHandler)
 	}
 	return s.Logger
 }
@@ -545,7 +545,3 @@ func syncDir(dir string) {
 		_ = d.Close()
 	}
 }
-
-// ServiceName is the name under which a host offers its *Store to tools
-// through tool.Call.Services.
-const ServiceName = "session"

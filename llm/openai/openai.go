@@ -82,7 +82,7 @@ type Config struct {
 	// [http.DefaultTransport]. Its Timeout, if set, bounds whole streams;
 	// prefer [Config.Timeout].
 	HTTPClient *http.Client
-	// Logger receives a line for each retry. Nil means no logging.
+	// Logger receives a line for each retry; a nil Logger discards them.
 	Logger *slog.Logger
 }
 
