@@ -36,50 +36,38 @@ func wantTail(s string, n int) string {
 	return ""
 }
 
-func TestHead(t *testing.T) {
+func TestHeadAndTail(t *testing.T) {
+	cuts := map[string]func(string, int) string{"Head": Head, "Tail": Tail}
 	tests := []struct {
+		cut  string
 		s    string
 		n    int
 		want string
 	}{
-		{"hello", 10, "hello"},
-		{"hello", 5, "hello"},
-		{"hello", 3, "hel"},
-		{"hello", 0, ""},
-		{"hello", -1, ""},
-		{"aé", 2, "a"},  // é is two bytes
-		{"a€b", 3, "a"}, // € is three
-		{"a😀", 4, "a"},  // 😀 is four
-		{"a😀", 5, "a😀"},
-		{"a\xffb", 2, "a\xff"},     // an invalid byte is a rune of its own
-		{"a\x80\x80b", 2, "a\x80"}, // so are stray continuation bytes
-		{"a\xe2\x82b", 2, "a\xe2"}, // and a truncated sequence
+		{"Head", "hello", 10, "hello"},
+		{"Head", "hello", 5, "hello"},
+		{"Head", "hello", 3, "hel"},
+		{"Head", "hello", 0, ""},
+		{"Head", "hello", -1, ""},
+		{"Head", "aé", 2, "a"},  // é is two bytes
+		{"Head", "a€b", 3, "a"}, // € is three
+		{"Head", "a😀", 4, "a"},  // 😀 is four
+		{"Head", "a😀", 5, "a😀"},
+		{"Head", "a\xffb", 2, "a\xff"},     // an invalid byte is a rune of its own
+		{"Head", "a\x80\x80b", 2, "a\x80"}, // so are stray continuation bytes
+		{"Head", "a\xe2\x82b", 2, "a\xe2"}, // and a truncated sequence
+		{"Tail", "hello", 10, "hello"},
+		{"Tail", "hello", 2, "lo"},
+		{"Tail", "hello", 0, ""},
+		{"Tail", "hello", -3, ""},
+		{"Tail", "éa", 2, "a"},
+		{"Tail", "€ab", 4, "ab"},
+		{"Tail", "😀a", 4, "a"},
+		{"Tail", "b\x80\x80a", 2, "\x80a"},
 	}
 	for _, tt := range tests {
-		if got := Head(tt.s, tt.n); got != tt.want {
-			t.Errorf("Head(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
-		}
-	}
-}
-
-func TestTail(t *testing.T) {
-	tests := []struct {
-		s    string
-		n    int
-		want string
-	}{
-		{"hello", 10, "hello"},
-		{"hello", 2, "lo"},
-		{"hello", 0, ""},
-		{"hello", -3, ""},
-		{"éa", 2, "a"},
-		{"€ab", 4, "ab"},
-		{"😀a", 4, "a"},
-		{"b\x80\x80a", 2, "\x80a"},
-	}
-	for _, tt := range tests {
-		if got := Tail(tt.s, tt.n); got != tt.want {
-			t.Errorf("Tail(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		if got := cuts[tt.cut](tt.s, tt.n); got != tt.want {
+			t.Errorf("%s(%q, %d) = %q, want %q", tt.cut, tt.s, tt.n, got, tt.want)
 		}
 	}
 }
