@@ -142,11 +142,24 @@ func hiddenNote(n int64) string {
 func globMatcher(pattern string) func(string) bool {
 	if rest, ok := strings.CutPrefix(pattern, "**/"); ok && !strings.Contains(rest, "/") && !strings.Contains(rest, "**") {
 		m := nameMatcher(rest)
-		return func(p string) bool { return m(p[strings.LastIndexByte(p, '/')+1:]) }
+		return func(p string) bool {
+			name := p[strings.LastIndexByte(p, '/')+1:]
+			if name == "" {
+				// No real path ends in an empty element; doublestar
+				// decides such edge cases its own way.
+				return doublestar.MatchUnvalidated(pattern, p)
+			}
+			return m(name)
+		}
 	}
 	if !strings.Contains(pattern, "/") && !strings.Contains(pattern, "**") {
 		m := nameMatcher(pattern)
-		return func(p string) bool { return !strings.Contains(p, "/") && m(p) }
+		return func(p string) bool {
+			if p == "" {
+				return doublestar.MatchUnvalidated(pattern, p)
+			}
+			return !strings.Contains(p, "/") && m(p)
+		}
 	}
 	return func(p string) bool { return doublestar.MatchUnvalidated(pattern, p) }
 }
