@@ -1,0 +1,100 @@
+package policy_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+
+	"github.com/wieldhq/wield/policy"
+	"github.com/wieldhq/wield/tool"
+)
+
+// newTool returns a tool that only has a name and annotations: a policy
+// judges a call by the tool's name, its annotations and the arguments.
+func newTool(name string, ann tool.Annotations) *tool.Tool {
+	t, err := tool.NewRaw(tool.Spec{Name: name, Description: name, Annotations: ann,
+		InputSchema: json.RawMessage(`{"type":"object"}`)},
+		tool.HandlerFunc(func(context.Context, *tool.Call, json.RawMessage) (tool.Result, error) {
+			return tool.Text("ran"), nil
+		}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	return t
+}
+
+// Example applies settings in Claude Code's format and judges calls: a
+// read-only tool runs, rules allow or deny by path and by command, every
+// simple command of a shell line is judged, and what no rule covers asks.
+func Example() {
+	var s policy.Settings
+	err := json.Unmarshal([]byte(`{"permissions": {
+		"allow": ["Bash(git diff:*)", "Bash(go test:*)", "write_file(src/**)"],
+		"deny":  ["Bash(rm:*)", "write_file(.env*)"]
+	}}`), &s)
+	if err != nil {
+		log.Fatal(err)
+	}
+	p := &policy.Policy{}
+	if err := p.Apply(&s); err != nil {
+		log.Fatal(err)
+	}
+
+	read := newTool("read_file", tool.Annotations{ReadOnly: true})
+	write := newTool("write_file", tool.Annotations{})
+	shell := newTool("run_shell_command", tool.Annotations{})
+	calls := []struct {
+		tool *tool.Tool
+		args string
+	}{
+		{read, `{"path":"README.md"}`},
+		{write, `{"path":"src/main.go"}`},
+		{write, `{"path":".env"}`},
+		{shell, `{"command":"git diff --stat && go test ./..."}`},
+		{shell, `{"command":"git diff; rm -rf build"}`},
+		{shell, `{"command":"make"}`},
+	}
+	for _, c := range calls {
+		d := p.Decide(context.Background(), nil, c.tool, json.RawMessage(c.args))
+		fmt.Printf("%s %s: %s (%s)\n", c.tool.Name(), c.args, d.Verdict, d.Reason)
+	}
+	// Output:
+	// read_file {"path":"README.md"}: allow (read-only tool)
+	// write_file {"path":"src/main.go"}: allow (allowed by write_file(src/**))
+	// write_file {"path":".env"}: deny (denied by the rule write_file(.env*))
+	// run_shell_command {"command":"git diff --stat && go test ./..."}: allow (every command is allowed by a rule)
+	// run_shell_command {"command":"git diff; rm -rf build"}: deny ("rm -rf build" is denied by the rule run_shell_command(rm:*))
+	// run_shell_command {"command":"make"}: ask (run_shell_command: no rule allows "make")
+}
+
+// Example_headless shows a policy with nobody to approve calls: what would
+// ask is denied, with a reason the model reads. HeadlessHint is the host's
+// advice on how the user grants permission.
+func Example_headless() {
+	p := &policy.Policy{Headless: true, HeadlessHint: "ask the user to allow it in the settings"}
+	write := newTool("write_file", tool.Annotations{})
+	d := p.Decide(context.Background(), nil, write, json.RawMessage(`{"path":"main.go"}`))
+	fmt.Println(d.Verdict)
+	fmt.Println(d.Reason)
+	// Output:
+	// deny
+	// needs approval and nobody can give it in this headless run (write_file: no rule allows it); ask the user to allow it in the settings
+}
+
+// ExampleAllowAlways shows the rules that "allow always" stores for a
+// shell line: the command prefix of each simple command, never the
+// verbatim line.
+func ExampleAllowAlways() {
+	p := &policy.Policy{}
+	rules, err := policy.AllowAlways(p, "run_shell_command", json.RawMessage(`{"command":"git diff --stat main && go test -run TestX ./..."}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range rules {
+		fmt.Println(r)
+	}
+	// Output:
+	// run_shell_command(git diff:*)
+	// run_shell_command(go test:*)
+}
