@@ -1,11 +1,14 @@
 package mcp
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/wieldhq/wield/tool"
 )
 
 // TestStdioFastPath drives the stdio fast path with raw lines on a
@@ -115,4 +118,74 @@ func TestHTTPFastPath(t *testing.T) {
 		}
 		hs.Close()
 	}
+}
+
+// ctxKey marks the context value TestFastPathContextFromRequest follows.
+type ctxKey struct{}
+
+// TestFastPathContextFromRequest checks that a call on either fast path
+// runs under the context it arrived with: the HTTP request's (here with a
+// value a middleware set), or the one ServeStdio was given.
+func TestFastPathContextFromRequest(t *testing.T) {
+	ctxTool := tool.New(tool.Spec{Name: "ctx", Description: "reports the context value", Annotations: tool.Annotations{ReadOnly: true}},
+		func(ctx context.Context, _ *tool.Call, _ struct{}) (tool.Result, error) {
+			v, _ := ctx.Value(ctxKey{}).(string)
+			return tool.Text("value=" + v), nil
+		})
+	reg, err := tool.NewRegistry(ctxTool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := NewServer(reg, &ServerOptions{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	const call = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ctx","arguments":{}}}`
+
+	t.Run("http", func(t *testing.T) {
+		h := srv.HTTPHandler(&HTTPOptions{Stateless: true, JSONResponse: true})
+		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxKey{}, "request")))
+		}))
+		defer hs.Close()
+		for _, body := range []string{initialize, call} {
+			req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+			resp, err := hs.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if body == call && !strings.Contains(string(got), `"text":"value=request"`) {
+				t.Errorf("tools/call over HTTP = %s, want the request's context value", got)
+			}
+		}
+	})
+	t.Run("stdio", func(t *testing.T) {
+		pr, pw := io.Pipe()
+		var out syncBuffer
+		served := make(chan error, 1)
+		ctx := context.WithValue(t.Context(), ctxKey{}, "connection")
+		go func() { served <- srv.ServeStdio(ctx, pr, nopWriter{&out}) }()
+		for _, line := range []string{initialize, `{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`, call} {
+			if _, err := io.WriteString(pw, line+"\n"); err != nil {
+				t.Fatal(err)
+			}
+			if line == initialize {
+				out.waitFor(t, `"id":1,"result"`)
+			}
+		}
+		out.waitFor(t, `"id":2,"result"`)
+		pw.Close()
+		if err := <-served; err != nil {
+			t.Fatalf("ServeStdio: %v", err)
+		}
+		if got := out.String(); !strings.Contains(got, `"text":"value=connection"`) {
+			t.Errorf("tools/call over stdio = %s, want the context value ServeStdio was given", got)
+		}
+	})
 }
