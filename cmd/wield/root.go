@@ -41,12 +41,16 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, 
 		Short: "Tools for LLM agents",
 		Long: `Wield gives LLM agents tools that are typed, validated, bounded and safe.
 
-It lists its tools in every provider's schema dialect, calls them from the
-command line, and (in later commands) runs an agent loop and serves the tools
-over MCP.
+It runs an agent loop against a model (run, chat), journaling every turn in
+a session (session), calls one tool from the command line (call), lists the
+tools in every provider's schema dialect (tools) and serves them over MCP
+(mcp).
 
-Tools come from wield itself and from declared-tool files: JSON files in
-.wield/tools/ of the workspace, and any file named with --tools-file.`,
+Tools come from wield itself, from declared-tool files (JSON files in
+.wield/tools/ of the workspace, and any file named with --tools-file) and
+from the MCP servers configured in .mcp.json and mcp.json files.
+
+See also: wield help run, wield help session.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
