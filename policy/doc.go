@@ -33,5 +33,13 @@
 // prompt in the CLI) or, when told to pause, returns the pending calls as
 // data (see the agent package's Resume). [AllowAlways] gives the rule to
 // store for "allow always": the command prefix, never the verbatim line.
-// A headless policy turns ask into deny with a reason the model reads.
+// A headless policy turns ask into deny with a reason the model reads; the
+// host may end it with how its user grants permission
+// ([Policy.HeadlessHint]), since the policy knows no command line or file
+// layout.
+//
+// # Logging
+//
+// A [Policy] and its [Hooks] log warnings (an unsupported hook event, a
+// hook that failed) to their Logger; a nil Logger discards them.
 package policy

@@ -2,7 +2,7 @@
 // describe tool inputs.
 //
 // wield keeps every tool's input schema in JSON Schema draft 2020-12, the
-// dialect MCP uses. This package does three things with those schemas:
+// dialect MCP uses. This package does four things with those schemas:
 //
 //   - [Compile] turns a schema document into a [Schema] that validates
 //     model-produced arguments. [Schema.Validate] reports every violation at
@@ -10,6 +10,8 @@
 //     them in its next call (see [ValidationError]).
 //   - The dialect functions ([OpenAI], [Anthropic], [Gemini], [MCP]) rewrite a
 //     schema into the form each provider accepts.
+//   - [InlineRefs] replaces a schema's local references with what they point
+//     to, for consumers that cannot follow them.
 //   - [Names] maps tool names to names a provider accepts and back again.
 //
 // # Untrusted schemas

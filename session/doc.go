@@ -29,7 +29,8 @@
 // fsynced ([SyncCommit]). A torn last line, which only a crash mid-append
 // leaves, is cut off with a warning; any other unreadable line is a
 // [*CorruptError] naming it, and nothing is dropped silently. Journals from
-// a newer wield are refused with [ErrNewerVersion].
+// a newer wield are refused with [ErrNewerVersion]. Errors name no command
+// of a host: [ErrNotFound] and [*BusyError] let the host say what to do.
 //
 // # Secrets
 //

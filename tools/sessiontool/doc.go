@@ -1,6 +1,6 @@
 // Package sessiontool provides the tools that let a model read and change
-// its session through the session service: write_todos, delete_todos,
-// get_session, compress_session_turns and delete_session.
+// the session it works in: write_todos, delete_todos, get_session,
+// compress_session_turns and delete_session.
 //
 // The tools are built with the store they work on: [Tools](store). A
 // host that builds them without one gets tools that fail clearly, not a
