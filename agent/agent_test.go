@@ -231,11 +231,27 @@ func checkOneResultPerCall(t *testing.T, msgs []llm.Message) {
 	}
 }
 
-func TestNew_RequiresProviderAndRunner(t *testing.T) {
+func TestNew_RequiresProviderAndTools(t *testing.T) {
 	if _, err := New(Config{}); err == nil || !strings.Contains(err.Error(), "no model provider") {
 		t.Errorf("New(Config{}) = %v", err)
 	}
 	if _, err := New(Config{Provider: script(t)}); err == nil || !strings.Contains(err.Error(), "no tool registry") {
-		t.Errorf("New without runner = %v", err)
+		t.Errorf("New without a tool registry = %v", err)
+	}
+}
+
+// TestNew_CopiesConfig checks that an agent is configured by value: a
+// caller that changes its Config's slices after New does not change the
+// agent.
+func TestNew_CopiesConfig(t *testing.T) {
+	finish := tool.New(tool.Spec{Name: "finish", Description: "end"}, func(context.Context, *tool.Call, textIn) (tool.Result, error) {
+		return tool.Text("finished"), nil
+	})
+	cfg := Config{StopAtTools: []string{"finish"}}
+	a := newAgent(t, script(t, `{"round":1,"tool_calls":[{"name":"finish","arguments":{"text":"x"}}]}`), testRegistry(t, finish), cfg)
+	cfg.StopAtTools[0] = "echo"
+	out, err := a.Run(t.Context(), NewMemorySession("s"), "go")
+	if err != nil || out.Reason != StopTool {
+		t.Errorf("Run after the caller changed its Config = %+v, %v; want %s", out, err, StopTool)
 	}
 }
