@@ -116,6 +116,9 @@ func ParsePattern(s string) (Pattern, bool) {
 	p.basename = !strings.Contains(s, "/")
 	if !p.basename {
 		s = strings.TrimPrefix(s, "/")
+		if s == "" {
+			return p, false // "/" or "//": nothing below the base is named
+		}
 	}
 	p.glob = s
 	n := literalLen(s)
