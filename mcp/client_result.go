@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wieldhq/wield/internal/textcut"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -223,18 +224,10 @@ func writeText(b *strings.Builder, s string) {
 // bound cuts s to at most limit bytes (plus a note), keeping its head (20%)
 // and tail (80%) on UTF-8 boundaries.
 func bound(s string, limit int) string {
-	if len(s) <= limit {
+	head, tail := textcut.HeadTail(s, limit)
+	if tail == "" && len(head) == len(s) {
 		return s
 	}
-	head := s[:limit/5]
-	for len(head) > 0 && !utf8.RuneStart(s[len(head)]) {
-		head = head[:len(head)-1]
-	}
-	start := len(s) - (limit - len(head))
-	for start < len(s) && !utf8.RuneStart(s[start]) {
-		start++
-	}
-	tail := s[start:]
 	omitted := len(s) - len(head) - len(tail)
 	return head + "\n[... " + strconv.Itoa(omitted) + " bytes of the server's output left out of " + strconv.Itoa(len(s)) + " ...]\n" + tail
 }
@@ -244,9 +237,5 @@ func boundText(s string, limit int) string {
 	if len(s) <= limit {
 		return s
 	}
-	cut := limit - 3
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
+	return textcut.Head(s, limit-3) + "..."
 }

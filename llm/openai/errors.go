@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/wieldhq/wield/internal/textcut"
 	"github.com/wieldhq/wield/llm"
 )
 
@@ -134,8 +134,5 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return textcut.Head(s, n) + "…"
 }
