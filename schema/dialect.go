@@ -218,22 +218,14 @@ type geminiConverter struct {
 }
 
 func (g *geminiConverter) resolve(ref string) (map[string]any, error) {
-	ptr, ok := strings.CutPrefix(ref, "#/")
-	if !ok {
+	if !strings.HasPrefix(ref, "#/") {
 		return nil, fmt.Errorf("reference %q is not local; Gemini needs it inlined and wield never fetches schemas", ref)
 	}
-	var cur any = g.root
-	for tok := range strings.SplitSeq(ptr, "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("reference %q does not resolve", ref)
-		}
-		if cur, ok = m[tok]; !ok {
-			return nil, fmt.Errorf("reference %q does not resolve", ref)
-		}
+	target, err := resolvePointer(g.root, ref)
+	if err != nil {
+		return nil, err
 	}
-	m, ok := cur.(map[string]any)
+	m, ok := target.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("reference %q is not a schema object", ref)
 	}
