@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The fast paths answer a plain tools/call without the SDK, on stdio
@@ -50,4 +51,14 @@ func decodeID(raw json.RawMessage) (jsonrpc.ID, error) {
 		return jsonrpc.ID{}, err
 	}
 	return jsonrpc.MakeID(v)
+}
+
+// encodeProgress encodes a progress notification as the JSON-RPC message
+// both fast paths send.
+func encodeProgress(n *sdk.ProgressNotificationParams) ([]byte, error) {
+	params, err := json.Marshal(n)
+	if err != nil {
+		return nil, err
+	}
+	return jsonrpc.EncodeMessage(&jsonrpc.Request{Method: "notifications/progress", Params: params})
 }

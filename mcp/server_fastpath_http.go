@@ -224,11 +224,7 @@ func (s *sseWriter) write(data []byte, last bool) error {
 
 // progress sends a progress notification as an event.
 func (s *sseWriter) progress(_ context.Context, n *sdk.ProgressNotificationParams) error {
-	params, err := json.Marshal(n)
-	if err != nil {
-		return err
-	}
-	data, err := jsonrpc.EncodeMessage(&jsonrpc.Request{Method: "notifications/progress", Params: params})
+	data, err := encodeProgress(n)
 	if err != nil {
 		return err
 	}

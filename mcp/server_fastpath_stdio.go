@@ -133,11 +133,7 @@ func (f *fastPath) take(c *stdioConn, msg jsonrpc.Message) bool {
 	f.submit(func() {
 		defer cancel()
 		send := func(_ context.Context, n *sdk.ProgressNotificationParams) error {
-			params, err := json.Marshal(n)
-			if err != nil {
-				return err
-			}
-			data, err := jsonrpc.EncodeMessage(&jsonrpc.Request{Method: "notifications/progress", Params: params})
+			data, err := encodeProgress(n)
 			if err != nil {
 				return err
 			}
