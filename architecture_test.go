@@ -1,0 +1,189 @@
+package wield_test
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/wieldhq/wield"
+
+// library reports whether a package (relative to the module) is part of
+// wield's library or binary, as opposed to the examples, benchmarks and
+// interop programs around it.
+func library(pkg string) bool {
+	for _, p := range []string{"examples", "bench", "interop"} {
+		if pkg == p || strings.HasPrefix(pkg, p+"/") {
+			return false
+		}
+	}
+	return pkg != "." && pkg != ""
+}
+
+// foundation packages (and those below them, such as llm/openai and
+// tool/tooltest) are the floor: they import nothing of the agent layer
+// (capability packages, tools, policy, mcp, the CLI).
+var foundation = []string{"schema", "tool", "llm", "session", "shellcmd"}
+
+func isFoundation(pkg string) bool {
+	if strings.HasPrefix(pkg, "internal/") || strings.Contains(pkg, "/internal/") {
+		return true
+	}
+	for _, f := range foundation {
+		if pkg == f || strings.HasPrefix(pkg, f+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// confined lists heavy third-party modules and the only wield packages
+// that may import them, so that a provider SDK, the MCP SDK or the CLI
+// framework does not leak into packages that do not need it.
+var confined = map[string][]string{
+	"github.com/openai/openai-go":         {"llm/openai"},
+	"github.com/anthropics/anthropic-sdk": {"llm/anthropic"},
+	"google.golang.org/genai":             {"llm/gemini"},
+	"github.com/modelcontextprotocol/":    {"mcp"},
+	"github.com/spf13/cobra":              {"cmd/wield"},
+	"github.com/charmbracelet/":           {"tui", "cmd/wield"},
+	"go.temporal.io/":                     {"durable/temporal"},
+	"go.opentelemetry.io/otel/exporters":  {"observe", "cmd/wield"},
+	"github.com/chromedp/":                {"tools/web", "tools/desktop"},
+}
+
+// goList returns each package of the module (relative path) with its
+// imports, as go list reports them.
+func goList(t *testing.T) map[string][]string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "./...")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	pkgs := map[string][]string{}
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		pkgs[strings.TrimPrefix(strings.TrimPrefix(f[0], module), "/")] = f[1:]
+	}
+	return pkgs
+}
+
+// documentedImports reads the import list of ARCHITECTURE.md: the first
+// fenced block after the heading "## Imports", one line per package,
+// "pkg → dep, dep" (or "pkg →" for none).
+func documentedImports(t *testing.T) map[string][]string {
+	t.Helper()
+	data, err := os.ReadFile("ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := bytes.Cut(data, []byte("\n## Imports\n"))
+	if !ok {
+		t.Fatal(`ARCHITECTURE.md has no "## Imports" section`)
+	}
+	docs := map[string][]string{}
+	in := false
+	sc := bufio.NewScanner(bytes.NewReader(after))
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "```") {
+			if in {
+				return docs
+			}
+			in = true
+			continue
+		}
+		if !in || strings.TrimSpace(line) == "" {
+			continue
+		}
+		pkg, deps, ok := strings.Cut(line, "→")
+		if !ok {
+			t.Fatalf("ARCHITECTURE.md imports: line %q has no →", line)
+		}
+		var list []string
+		for d := range strings.SplitSeq(deps, ",") {
+			if d = strings.TrimSpace(d); d != "" {
+				list = append(list, d)
+			}
+		}
+		docs[strings.TrimSpace(pkg)] = list
+	}
+	t.Fatal("ARCHITECTURE.md: the imports block is not closed")
+	return nil
+}
+
+// TestArchitecture checks ARCHITECTURE.md's import list against go list,
+// and the rules it states: the foundation imports no capability, no
+// library package imports the CLI, heavy SDKs stay in their packages.
+func TestArchitecture(t *testing.T) {
+	pkgs := goList(t)
+	actual := map[string][]string{}
+	for pkg, imports := range pkgs {
+		if !library(pkg) {
+			continue
+		}
+		var deps []string
+		for _, imp := range imports {
+			if rel, ok := strings.CutPrefix(imp, module+"/"); ok {
+				deps = append(deps, rel)
+			}
+		}
+		slices.Sort(deps)
+		actual[pkg] = deps
+	}
+	docs := documentedImports(t)
+	var names []string
+	for pkg := range actual {
+		names = append(names, pkg)
+	}
+	for pkg := range docs {
+		if _, ok := actual[pkg]; !ok {
+			names = append(names, pkg)
+		}
+	}
+	slices.Sort(names)
+	var want strings.Builder
+	stale := false
+	for _, pkg := range names {
+		a, ok := actual[pkg]
+		d, documented := docs[pkg]
+		if ok {
+			want.WriteString(pkg + " → " + strings.Join(a, ", ") + "\n")
+		}
+		if !ok || !documented || !slices.Equal(a, d) {
+			stale = true
+		}
+	}
+	if stale {
+		t.Errorf("ARCHITECTURE.md's import list is stale; the packages import:\n%s", want.String())
+	}
+
+	for pkg, deps := range actual {
+		for _, d := range deps {
+			if isFoundation(pkg) && !isFoundation(d) {
+				t.Errorf("%s imports %s: the foundation (%s, internal/…) imports no capability package", pkg, d, strings.Join(foundation, ", "))
+			}
+			if d == "cmd/wield" || strings.HasPrefix(d, "cmd/") {
+				t.Errorf("%s imports %s: library packages never import cmd/", pkg, d)
+			}
+		}
+		for _, imp := range pkgs[pkg] {
+			for prefix, allowed := range confined {
+				if strings.HasPrefix(imp, prefix) && !slices.Contains(allowed, pkg) {
+					t.Errorf("%s imports %s, which only %s may import", pkg, imp, strings.Join(allowed, ", "))
+				}
+			}
+		}
+	}
+}
