@@ -1,5 +1,6 @@
-// Package mcp serves wield's tools over the Model Context Protocol, on the
-// official go-sdk.
+// Package mcp speaks the Model Context Protocol on the official go-sdk, on
+// both sides: its server serves wield's tools to MCP clients, and its
+// client mounts the tools of other MCP servers into a registry.
 //
 // [NewServer] registers every visible tool of a registry with the SDK's
 // low-level AddTool, so arguments are validated by wield's own schema and

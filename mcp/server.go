@@ -34,7 +34,7 @@ type ServerOptions struct {
 	// in that session through [session.Store.Record].
 	Store     *session.Store
 	SessionID string
-	// Logger receives the server's logs; nil means slog.Default(). Over
+	// Logger receives the server's logs; nil discards them. Over
 	// stdio it must not write to standard output.
 	Logger *slog.Logger
 }
@@ -71,7 +71,7 @@ func NewServer(reg *tool.Registry, opts *ServerOptions) (*Server, error) {
 	}
 	s.log = s.opts.Logger
 	if s.log == nil {
-		s.log = slog.Default()
+		s.log = slog.New(slog.DiscardHandler)
 	}
 	name, version := s.opts.Name, s.opts.Version
 	if name == "" {
