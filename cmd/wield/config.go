@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
+
+	"github.com/wieldhq/wield/workspace"
 )
 
 // runConfig is what `wield run` and `wield chat` need to reach a model.
@@ -54,9 +55,9 @@ func (c *runConfig) merge(o runConfig) {
 func loadRunConfig(flags runConfig, ws string, getenv func(string) string) (runConfig, error) {
 	c := flags
 	c.merge(runConfig{Model: getenv("WIELD_MODEL"), BaseURL: getenv("OPENAI_BASE_URL"), APIKey: getenv("OPENAI_API_KEY")})
-	files := []string{filepath.Join(ws, ".wield", "config.json")}
-	if dir, err := os.UserConfigDir(); err == nil {
-		files = append(files, filepath.Join(dir, "wield", "config.json"))
+	files := []string{workspace.Layout{Root: ws}.Config()}
+	if u, err := workspace.User(); err == nil {
+		files = append(files, u.Config())
 	}
 	for _, f := range files {
 		fc, err := readConfigFile(f)

@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/tool"
+	"github.com/wieldhq/wield/workspace"
 )
 
 // policy builds the permission policy of workspace ws from the settings
@@ -37,7 +37,7 @@ func (g *globals) policy(ws, mode string, interactive bool) (*policy.Policy, *te
 	var approver *terminalApprover
 	if interactive && isTerminal(g.stderr) {
 		if tty, err := os.Open("/dev/tty"); err == nil {
-			settings := filepath.Join(ws, ".wield", "settings.json")
+			settings := workspace.Layout{Root: ws}.Settings()
 			approver = newTerminalApprover(tty, g.stderr, func(t *tool.Tool, args json.RawMessage) (string, error) {
 				rules, err := policy.AllowAlways(p, t.Name(), args)
 				if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/wieldhq/wield/tools/fs"
 	"github.com/wieldhq/wield/tools/sessiontool"
 	"github.com/wieldhq/wield/tools/shell"
+	"github.com/wieldhq/wield/workspace"
 )
 
 // globals holds the flags every command shares.
@@ -59,7 +60,7 @@ See also: wield help run, wield help session.`,
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{exitUsage, err} })
 	pf := root.PersistentFlags()
-	pf.StringVar(&g.workdir, "workdir", "", "workspace root (default: the current directory)")
+	pf.StringVar(&g.workdir, "workdir", "", "workspace root (default: the root of the git repository holding the current directory, else the current directory)")
 	pf.StringArrayVar(&g.toolsFile, "tools-file", nil, "load declared tools from this JSON `file` (repeatable)")
 	pf.BoolVarP(&g.verbose, "verbose", "v", false, "log details to stderr")
 	pf.BoolVar(&g.noMCP, "no-mcp", false, "do not mount the tools of the MCP servers in .mcp.json and mcp.json files")
@@ -84,14 +85,17 @@ func (g *globals) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level}))
 }
 
-// workspace returns the absolute workspace root.
+// workspace returns the absolute workspace root: --workdir if given, else
+// the repository root that holds the current directory (see
+// [workspace.Find]).
 func (g *globals) workspace() (string, error) {
 	dir := g.workdir
 	if dir == "" {
-		var err error
-		if dir, err = os.Getwd(); err != nil {
+		cwd, err := os.Getwd()
+		if err != nil {
 			return "", err
 		}
+		return workspace.Find(cwd)
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -160,7 +164,7 @@ func (g *globals) mcpManager(ws string) *mcp.Manager {
 		if err != nil {
 			g.logger().Warn("MCP server configuration", "err", err)
 		}
-		g.mcp = mcp.NewManager(servers, &mcp.ManagerOptions{Dir: ws, LogDir: filepath.Join(ws, ".wield", "logs", "mcp"),
+		g.mcp = mcp.NewManager(servers, &mcp.ManagerOptions{Dir: ws, LogDir: workspace.Layout{Root: ws}.MCPLogs(),
 			Logger: g.logger(), Version: moduleVersion()})
 	}
 	return g.mcp
@@ -187,7 +191,7 @@ func (g *globals) registry(ctx context.Context, ws string, deps toolDeps) (*tool
 			}
 		}
 	}
-	ts, err := tool.LoadDeclaredDir(filepath.Join(ws, ".wield", "tools"))
+	ts, err := tool.LoadDeclaredDir(workspace.Layout{Root: ws}.Tools())
 	if err != nil {
 		log.Warn("declared tools", "err", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -12,15 +11,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/workspace"
 )
 
 // store returns the session store of workspace ws: $WIELD_HOME/sessions
 // when WIELD_HOME is set, else .wield/sessions in the workspace.
 func (g *globals) store(ws string) *session.Store {
-	dir := filepath.Join(ws, filepath.FromSlash(session.DefaultDir))
-	if home := os.Getenv("WIELD_HOME"); home != "" {
-		dir = filepath.Join(home, "sessions")
-	} else {
+	dir, home := workspace.Layout{Root: ws}.SessionsDir(os.Getenv)
+	if !home {
 		ignoreState(ws)
 	}
 	var secrets []string
@@ -38,8 +36,8 @@ const stateIgnore = "# wield's own state; settings.json, tools/ and mcp.json are
 // ignoreState writes .wield/.gitignore in workspace ws if .wield has none.
 // Failing to is harmless.
 func ignoreState(ws string) {
-	dir := filepath.Join(ws, ".wield")
-	path := filepath.Join(dir, ".gitignore")
+	l := workspace.Layout{Root: ws}
+	dir, path := l.State(), l.GitIgnore()
 	if _, err := os.Lstat(path); err == nil {
 		return
 	}
