@@ -3,7 +3,8 @@
 //
 // # Journal
 //
-// Each session is one file, DefaultDir/<id>.jsonl under the workspace. Its
+// Each session is one file, <id>.jsonl in the store's directory (by default
+// .wield/sessions of the workspace, see [workspace.Layout.Sessions]). Its
 // first line is a [Header]; every later line is one event: a transaction
 // begins, a turn joins its pool, the pool is committed or aborted, the
 // references or todos are replaced, metadata is set, a range of turns is

@@ -20,10 +20,9 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
-)
 
-// DefaultDir is where sessions live, relative to the workspace root.
-const DefaultDir = ".wield/sessions"
+	"github.com/wieldhq/wield/workspace"
+)
 
 // SyncMode says when a [Session] forces its journal to disk.
 type SyncMode int
@@ -40,11 +39,13 @@ const (
 	SyncNever
 )
 
-// A Store holds the sessions of one directory. Its zero value uses
-// DefaultDir under the current directory. A Store must not be copied after
+// A Store holds the sessions of one directory. Its zero value uses the
+// workspace's sessions directory ([workspace.Layout.Sessions]) relative to
+// the current directory. A Store must not be copied after
 // first use; it is safe for concurrent use.
 type Store struct {
-	// Dir holds the journals; empty means DefaultDir.
+	// Dir holds the journals; empty means the workspace's sessions
+	// directory relative to the current directory.
 	Dir string
 	// Sync says when journals are fsynced; the zero value is SyncCommit.
 	Sync SyncMode
@@ -97,7 +98,7 @@ func (e *BusyError) Error() string {
 
 func (s *Store) dir() string {
 	if s.Dir == "" {
-		return DefaultDir
+		return workspace.Layout{}.Sessions()
 	}
 	return s.Dir
 }
