@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wieldhq/wield/tool"
+	"github.com/wieldhq/wield/workspace"
 )
 
 // Settings is the part of a settings file (Claude Code's format) that
@@ -45,10 +46,10 @@ type Hook struct {
 // lowest precedence first: the user's, then the project's.
 func SettingsFiles(ws string) []string {
 	var files []string
-	if dir, err := os.UserConfigDir(); err == nil {
-		files = append(files, filepath.Join(dir, "wield", "settings.json"))
+	if u, err := workspace.User(); err == nil {
+		files = append(files, u.Settings())
 	}
-	return append(files, filepath.Join(ws, ".wield", "settings.json"))
+	return append(files, workspace.Layout{Root: ws}.Settings())
 }
 
 // Load reads the settings files that exist among paths into p: rules are
