@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -29,7 +27,7 @@ func library(pkg string) bool {
 // foundation packages (and those below them, such as llm/openai and
 // tool/tooltest) are the floor: they import nothing of the agent layer
 // (capability packages, tools, policy, mcp, the CLI).
-var foundation = []string{"schema", "tool", "llm", "session", "shellcmd"}
+var foundation = []string{"schema", "tool", "llm", "session", "shellcmd", "workspace"}
 
 func isFoundation(pkg string) bool {
 	if strings.HasPrefix(pkg, "internal/") || strings.Contains(pkg, "/internal/") {
@@ -62,7 +60,8 @@ var confined = map[string][]string{
 // imports, as go list reports them.
 func goList(t *testing.T) map[string][]string {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "./...")
+	// go test puts its own go command first on PATH.
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "./...")
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
