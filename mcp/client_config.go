@@ -19,6 +19,8 @@ import (
 	"unicode"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wieldhq/wield/workspace"
 )
 
 // Defaults for the per-server timeouts of a [ServerConfig].
@@ -273,7 +275,8 @@ func ConfigFiles(ws string) []string {
 	if f := userConfigFile(nil); f != "" {
 		files = append(files, f)
 	}
-	return append(files, filepath.Join(ws, ".mcp.json"), filepath.Join(ws, ".wield", "mcp.json"))
+	l := workspace.Layout{Root: ws}
+	return append(files, l.SharedMCP(), l.MCP())
 }
 
 // LoadOptions configures [LoadConfig] and [ParseConfig]. A nil
@@ -297,11 +300,11 @@ func userConfigFile(opts *LoadOptions) string {
 	if opts != nil && opts.UserConfig != "" {
 		return opts.UserConfig
 	}
-	dir, err := os.UserConfigDir()
+	u, err := workspace.User()
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(dir, "wield", "mcp.json")
+	return u.MCP()
 }
 
 // samePath reports whether a and b name the same file, comparing their
