@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wieldhq/wield/internal/textcut"
+	"github.com/wieldhq/wield/workspace"
 )
 
 // bound cuts out to the output limit, keeping the head (20%) and the tail
@@ -29,7 +30,7 @@ func (r *Runner) bound(c *Call, out string) string {
 func (r *Runner) spill(c *Call, out string) (string, error) {
 	name := spillName(c)
 	if r.opts.SpillDir == "" && c.Root != nil {
-		rel := filepath.Join(".wield", "spill", name)
+		rel := filepath.Join(workspace.Layout{}.Spill(""), name)
 		if err := c.Root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 			return "", err
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wieldhq/wield/tools/fs/internal/ignore"
+	layout "github.com/wieldhq/wield/workspace"
 )
 
 // File names with a meaning to the walker.
@@ -20,9 +21,9 @@ const (
 	gitDir       = ".git"
 	gitIgnore    = ".gitignore"
 	wieldIgnore  = ".wieldignore"
-	stateDir     = ".wield" // wield's own state, hidden unless re-included
-	maxWalkNotes = 5        // errors quoted in a walk's notes; the rest are counted
-	batchSize    = 64       // files handed to a worker at once
+	stateDir     = layout.Dir // wield's own state, hidden unless re-included
+	maxWalkNotes = 5          // errors quoted in a walk's notes; the rest are counted
+	batchSize    = 64         // files handed to a worker at once
 )
 
 // A hiddenKind says why a directory the walker descends into is excluded:

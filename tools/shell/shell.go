@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wieldhq/wield/tool"
+	"github.com/wieldhq/wield/workspace"
 )
 
 // Defaults for the fields of [Config].
@@ -258,7 +259,7 @@ func inside(base, p string) (string, error) {
 // spill writes out to .wield/spill/<session>/<name>.log in the workspace
 // and returns that path, relative to the workspace root.
 func spill(c *tool.Call, name string, out []byte) (string, error) {
-	rel := filepath.Join(".wield", "spill", tool.SpillName(c, name, ".log"))
+	rel := filepath.Join(workspace.Layout{}.Spill(""), tool.SpillName(c, name, ".log"))
 	if err := c.Root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 		return "", err
 	}
