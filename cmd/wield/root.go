@@ -51,6 +51,10 @@ Tools come from wield itself, from declared-tool files (JSON files in
 .wield/tools/ of the workspace, and any file named with --tools-file) and
 from the MCP servers configured in .mcp.json and mcp.json files.
 
+The workspace is the root of the git repository that holds the current
+directory (outside a repository, the current directory itself) unless
+--workdir names another; wield keeps its files in .wield/ there.
+
 See also: wield help run, wield help session.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
