@@ -30,11 +30,19 @@ for pkg in $(go list "$@"); do
   grep -qs '^func Fuzz' "$dir"/*_test.go || continue
   for fn in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
     echo "-- $pkg $fn ($fuzztime)"
-    go test -run='^$' -fuzz="^${fn}\$" -fuzztime="$fuzztime" "$pkg" >"$out" 2>&1 || {
-      cat "$out"
-      echo "fuzz.sh: $fn in $pkg failed; the input is in its testdata/fuzz/$fn" >&2
-      exit 1
-    }
+    if ! go test -run='^$' -fuzz="^${fn}\$" -fuzztime="$fuzztime" "$pkg" >"$out" 2>&1; then
+      # go test -fuzz can end a clean run with "context deadline exceeded"
+      # when -fuzztime runs out while a worker is busy (a race in the Go
+      # toolchain's fuzzing coordinator, seen on loaded machines). It then
+      # writes no failing input; a real failure always writes one.
+      if grep -q 'context deadline exceeded' "$out" && ! grep -q 'Failing input written' "$out"; then
+        echo "   the fuzzing deadline raced with a worker (no failing input); counted as passed"
+      else
+        cat "$out"
+        echo "fuzz.sh: $fn in $pkg failed; the failing input is in $pkg's testdata/fuzz/$fn" >&2
+        exit 1
+      fi
+    fi
     grep -E '^(fuzz: elapsed|ok|PASS)' "$out" | tail -2 | sed 's/^/   /'
     targets=$((targets + 1))
   done
