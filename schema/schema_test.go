@@ -36,20 +36,7 @@ func TestValidate_Messages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := s.Validate([]byte(tt.doc))
-			if tt.want == nil {
-				if err != nil {
-					t.Fatalf("Validate(%s) = %v, want nil", tt.doc, err)
-				}
-				return
-			}
-			var ve *ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("Validate(%s) = %v, want a *ValidationError", tt.doc, err)
-			}
-			if diff := cmp.Diff(tt.want, ve.Violations); diff != "" {
-				t.Errorf("violations (-want +got):\n%s", diff)
-			}
+			checkViolations(t, s, tt.doc, tt.want)
 		})
 	}
 	err := s.Validate([]byte(`{"path":3,"extra":1}`))
@@ -156,20 +143,27 @@ func TestValidate_ExactNumbers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := MustCompile([]byte(tt.schema))
-			err := s.Validate([]byte(tt.doc))
-			if tt.want == nil {
-				if err != nil {
-					t.Fatalf("Validate(%s) = %v, want nil", tt.doc, err)
-				}
-				return
-			}
-			var ve *ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("Validate(%s) = %v, want a *ValidationError", tt.doc, err)
-			}
-			if diff := cmp.Diff(tt.want, ve.Violations); diff != "" {
-				t.Errorf("violations (-want +got):\n%s", diff)
-			}
+			checkViolations(t, s, tt.doc, tt.want)
 		})
+	}
+}
+
+// checkViolations checks that s accepts doc when want is nil, and else
+// rejects it with exactly the violations want.
+func checkViolations(t *testing.T, s *Schema, doc string, want []Violation) {
+	t.Helper()
+	err := s.Validate([]byte(doc))
+	if want == nil {
+		if err != nil {
+			t.Fatalf("Validate(%s) = %v, want nil", doc, err)
+		}
+		return
+	}
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("Validate(%s) = %v, want a *ValidationError", doc, err)
+	}
+	if diff := cmp.Diff(want, ve.Violations); diff != "" {
+		t.Errorf("violations (-want +got):\n%s", diff)
 	}
 }
