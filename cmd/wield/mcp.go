@@ -10,8 +10,8 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -238,24 +238,20 @@ Servers that fail are listed with the reason; their logs are in
 				}
 				return writeJSON(g, rows)
 			}
-			if len(status) == 0 {
-				fmt.Fprintln(g.stderr, "no MCP servers configured (add them to .mcp.json in the mcpServers format)")
-				return nil
-			}
-			w := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "SERVER\tSTATE\tTOOLS\tFROM\tNOTE")
+			rows := make([][]string, 0, len(status))
 			for _, s := range status {
 				tools := "-"
 				if s.Tools >= 0 {
-					tools = fmt.Sprint(s.Tools)
+					tools = strconv.Itoa(s.Tools)
 				}
 				note := ""
 				if s.Err != nil {
 					note = oneLine(s.Err.Error(), 100)
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.State, tools, s.Config.Source, note)
+				rows = append(rows, []string{s.Name, string(s.State), tools, s.Config.Source, note})
 			}
-			return w.Flush()
+			return writeTable(g, "no MCP servers configured (add them to .mcp.json in the mcpServers format)",
+				[]string{"SERVER", "STATE", "TOOLS", "FROM", "NOTE"}, rows)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")

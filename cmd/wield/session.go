@@ -1,11 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -93,12 +92,7 @@ each. Continue one with wield run --session ID.`,
 			if asJSON {
 				return writeJSON(g, list)
 			}
-			if len(list) == 0 {
-				fmt.Fprintln(g.stderr, "no sessions yet; start one with wield run")
-				return nil
-			}
-			w := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "ID\tCREATED\tTURNS\tSTATE\tPURPOSE")
+			rows := make([][]string, 0, len(list))
 			for _, s := range list {
 				state := "closed"
 				switch {
@@ -107,9 +101,10 @@ each. Continue one with wield run --session ID.`,
 				case s.Open:
 					state = "open"
 				}
-				fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\n", s.ID, s.CreatedAt.Local().Format(time.DateTime), s.Turns, state, oneLine(s.Purpose, 60))
+				rows = append(rows, []string{s.ID, s.CreatedAt.Local().Format(time.DateTime), strconv.Itoa(s.Turns), state, oneLine(s.Purpose, 60)})
 			}
-			return w.Flush()
+			return writeTable(g, "no sessions yet; start one with wield run",
+				[]string{"ID", "CREATED", "TURNS", "STATE", "PURPOSE"}, rows)
 		},
 	}
 	ls.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -187,12 +182,6 @@ each. Continue one with wield run --session ID.`,
 	fork.Flags().IntVar(&at, "at", 0, "keep turns 1..`N` (default: all committed turns)")
 	cmd.AddCommand(ls, show, export, rm, fork)
 	return cmd
-}
-
-func writeJSON(g *globals, v any) error {
-	enc := json.NewEncoder(g.stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 func printSession(g *globals, s *session.State) {
