@@ -109,6 +109,11 @@ const (
 	StopAnswer    StopReason = "answer"
 	StopMaxRounds StopReason = "max_rounds"
 	StopLoop      StopReason = "loop"
+	// StopMaxTokens: the model's reply was cut off at its output limit;
+	// Text holds what it wrote, which is incomplete.
+	StopMaxTokens StopReason = "max_tokens"
+	// StopRefusal: the model declined to go on.
+	StopRefusal   StopReason = "refusal"
 	StopTool      StopReason = "stop_tool"
 	StopCancelled StopReason = "cancelled"
 	// StopApproval: calls await approval; answer them with [Agent.Resume].

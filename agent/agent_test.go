@@ -136,6 +136,10 @@ func TestAgent_Stops(t *testing.T) {
 		{"max rounds", fresh, Config{MaxRounds: 4}, StopMaxRounds, 4, "stopped after 4 rounds"},
 		{"loop guard", loop, Config{}, StopLoop, 5, "echo was called with the same arguments and got the same result 5 times within 10 rounds"},
 		{"stop tool", []string{`{"round":1,"tool_calls":[{"name":"finish","arguments":{"text":"x"}}]}`}, Config{StopAtTools: []string{"finish"}}, StopTool, 1, "stopped after finish"},
+		// A reply cut off at the output limit is an outcome of its own, never
+		// an answer, and the calls it made before the cut are not run.
+		{"max tokens", []string{`{"round":1,"text":"partial","finish_reason":"length","tool_calls":[{"name":"finish","arguments":{"text":"x"}}]}`}, Config{}, StopMaxTokens, 1, "cut off at its output limit"},
+		{"refusal", []string{`{"round":1,"text":"I can't help with that.","stop":"refusal"}`}, Config{}, StopRefusal, 1, "declined"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -150,6 +154,9 @@ func TestAgent_Stops(t *testing.T) {
 			}
 			if tt.wantReason == StopMaxRounds && out.Text != "working 4" {
 				t.Errorf("Text = %q, want the last text", out.Text)
+			}
+			if tt.wantReason == StopMaxTokens && (out.ToolCalls != 0 || out.Text != "partial") {
+				t.Errorf("outcome = %+v; want the partial text and no call run", out)
 			}
 			if len(s.History()) == 0 || len(s.Aborts()) != 0 {
 				t.Errorf("session not committed: history %d, aborts %v", len(s.History()), s.Aborts())

@@ -108,6 +108,11 @@ func (a *Agent) loop(ctx context.Context, s Session, st *runState, out *Outcome)
 		out.Rounds++
 		out.Usage = out.Usage.Add(resp.Usage)
 		resp.Message.Role = llm.RoleAssistant
+		if resp.Stop == llm.StopMaxTokens {
+			// Calls made before the cut are not run: the reply they belong
+			// to is incomplete, and the run stops here.
+			resp.Message.ToolCalls = nil
+		}
 		if resp.Message.Content != "" {
 			out.Text = resp.Message.Content
 		}
@@ -117,6 +122,14 @@ func (a *Agent) loop(ctx context.Context, s Session, st *runState, out *Outcome)
 		st.round = append(st.round, resp.Message)
 		if len(resp.Message.ToolCalls) == 0 {
 			out.Reason = StopAnswer
+			switch resp.Stop {
+			case llm.StopMaxTokens:
+				out.Reason = StopMaxTokens
+				out.Note = "the model's reply was cut off at its output limit (max tokens): the text is incomplete; raise the limit or ask for less at once"
+			case llm.StopRefusal:
+				out.Reason = StopRefusal
+				out.Note = "the model declined to answer"
+			}
 			a.emit(Event{Kind: EventRoundFinished, Round: n, Usage: &resp.Usage})
 			return nil
 		}

@@ -36,6 +36,12 @@ type Message struct {
 	// Reasoning is an assistant's reasoning text, where the provider returns
 	// it. It is never part of Content.
 	Reasoning string `json:"reasoning,omitempty"`
+	// Thinking holds the reasoning blocks a provider wants back unchanged
+	// in later requests: Anthropic's signed thinking and redacted_thinking
+	// blocks, Gemini's thought signatures on text, OpenAI's reasoning
+	// items. A provider sends back only the blocks it made, in order; a
+	// conversation that switches providers drops the others.
+	Thinking []Thinking `json:"thinking,omitempty"`
 	// ToolCalls are the calls an assistant message makes.
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// ToolCallID and ToolName identify the call a RoleTool message answers.
@@ -51,6 +57,27 @@ type ToolCall struct {
 	// be invalid JSON: the runner, not the provider, judges it, so the
 	// model hears what was wrong.
 	Arguments json.RawMessage `json:"arguments"`
+	// Signature is an opaque token the provider attached to the call and
+	// wants back with it (Gemini's thought signature); empty for most.
+	Signature string `json:"signature,omitempty"`
+}
+
+// A Thinking block is reasoning a provider returned and wants back
+// unchanged, kept in a [Message] across rounds and sessions.
+type Thinking struct {
+	// Provider names the provider that made the block ("anthropic",
+	// "gemini", "openai"); others ignore it.
+	Provider string `json:"provider"`
+	// ID is the provider's id of the block, where it has one (an OpenAI
+	// reasoning item).
+	ID string `json:"id,omitempty"`
+	// Text is the readable reasoning or its summary, if any.
+	Text string `json:"text,omitempty"`
+	// Signature is the provider's opaque signature of the block.
+	Signature string `json:"signature,omitempty"`
+	// Redacted is reasoning the provider encrypted (Anthropic's
+	// redacted_thinking data, OpenAI's encrypted_content).
+	Redacted string `json:"redacted,omitempty"`
 }
 
 // A ToolDef describes a tool to the model, in wield's form: a draft
@@ -73,18 +100,31 @@ type Request struct {
 	Temperature *float64 `json:"temperature,omitempty"`
 }
 
-// Usage counts tokens.
+// Usage counts the tokens of one or more model calls, the same way for
+// every provider, and what they cost.
 type Usage struct {
-	InputTokens     int `json:"input_tokens"`
-	OutputTokens    int `json:"output_tokens"`
+	// InputTokens counts every prompt token, including those read from or
+	// written to a prompt cache.
+	InputTokens int `json:"input_tokens"`
+	// OutputTokens counts every generated token, including reasoning.
+	OutputTokens int `json:"output_tokens"`
+	// ReasoningTokens is the part of OutputTokens spent on reasoning.
 	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
-	CachedTokens    int `json:"cached_tokens,omitempty"`
+	// CachedTokens is the part of InputTokens read from the prompt cache.
+	CachedTokens int `json:"cached_tokens,omitempty"`
+	// CacheWriteTokens is the part of InputTokens written to the prompt
+	// cache (Anthropic bills these apart).
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+	// Cost is the price of these tokens in US dollars, where the model's
+	// prices are known (see llm/catalog); zero otherwise.
+	Cost float64 `json:"cost,omitempty"`
 }
 
 // Add returns the sum of u and v.
 func (u Usage) Add(v Usage) Usage {
 	return Usage{u.InputTokens + v.InputTokens, u.OutputTokens + v.OutputTokens,
-		u.ReasoningTokens + v.ReasoningTokens, u.CachedTokens + v.CachedTokens}
+		u.ReasoningTokens + v.ReasoningTokens, u.CachedTokens + v.CachedTokens,
+		u.CacheWriteTokens + v.CacheWriteTokens, u.Cost + v.Cost}
 }
 
 // A Response is a model's complete reply.
@@ -96,8 +136,28 @@ type Response struct {
 	// FinishReason is the provider's raw value ("stop", "tool_calls",
 	// "length", "end_turn", ...).
 	FinishReason string `json:"finish_reason,omitempty"`
-	Usage        Usage  `json:"usage"`
+	// Stop is FinishReason in wield's terms.
+	Stop  StopReason `json:"stop,omitempty"`
+	Usage Usage      `json:"usage"`
 }
+
+// A StopReason says why a model stopped, the same for every provider.
+type StopReason string
+
+// The reasons a model stops.
+const (
+	// StopEnd: the model finished its reply.
+	StopEnd StopReason = "end"
+	// StopToolUse: the model waits for the results of its tool calls.
+	StopToolUse StopReason = "tool_use"
+	// StopMaxTokens: the reply was cut off at the output limit; it is
+	// incomplete, and providers drop a tool call that was cut off.
+	StopMaxTokens StopReason = "max_tokens"
+	// StopRefusal: the model declined to answer (Anthropic's "refusal").
+	StopRefusal StopReason = "refusal"
+	// StopOther: any other reason; FinishReason has the provider's word.
+	StopOther StopReason = "other"
+)
 
 // EventKind says what a streaming [Event] carries.
 type EventKind string
@@ -166,3 +226,8 @@ func (e *APIError) Temporary() bool {
 // ErrProtocol is wrapped by errors for replies that break the provider's
 // protocol (a stream that stops mid-message, an impossible event order).
 var ErrProtocol = errors.New("model reply broke the protocol")
+
+// ErrBlocked is wrapped by errors for replies the provider withheld:
+// safety filters, recitation stops, a prompt it refused to read. The
+// error's message says which and why, as far as the provider said.
+var ErrBlocked = errors.New("the provider blocked the reply")

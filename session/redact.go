@@ -270,6 +270,17 @@ func unquote(lit []byte) string {
 func (r *redactor) turn(t Turn) Turn {
 	t.Text = r.text(t.Text)
 	t.Reasoning = r.text(t.Reasoning)
+	if len(t.Thinking) > 0 {
+		th := slices.Clone(t.Thinking)
+		for i := range th {
+			if text := r.text(th[i].Text); text != th[i].Text {
+				// The provider's signature no longer matches the text:
+				// the block can be read but not sent back.
+				th[i].Text, th[i].Signature = text, ""
+			}
+		}
+		t.Thinking = th
+	}
 	t.Output = r.text(t.Output)
 	t.Arguments = r.json(t.Arguments)
 	t.Data = r.json(t.Data)

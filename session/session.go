@@ -180,7 +180,10 @@ func (s *Session) RecordResponse(_ context.Context, resp *llm.Response) error {
 	defer s.mu.Unlock()
 	m := resp.Message
 	t := Turn{Kind: TurnModelResponse, Time: s.store.now(), Text: m.Content, Reasoning: m.Reasoning,
-		Model: resp.Model, Calls: slices.Clone(m.ToolCalls)}
+		Thinking: slices.Clone(m.Thinking), Model: resp.Model, Calls: slices.Clone(m.ToolCalls)}
+	if resp.Stop != llm.StopEnd && resp.Stop != llm.StopToolUse {
+		t.Stop = resp.Stop
+	}
 	for i := range t.Calls {
 		t.Calls[i].Arguments = storable(t.Calls[i].Arguments)
 	}

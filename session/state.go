@@ -49,6 +49,12 @@ type Turn struct {
 	Text string `json:"text,omitempty"`
 	// Reasoning is a model's reasoning text, where the provider returns it.
 	Reasoning string `json:"reasoning,omitempty"`
+	// Thinking holds a model_response's reasoning blocks as the provider
+	// wants them back (signed or encrypted); see [llm.Thinking].
+	Thinking []llm.Thinking `json:"thinking,omitempty"`
+	// Stop says why the model stopped a model_response, when it was not
+	// the plain end of its reply or a round of tool calls.
+	Stop llm.StopReason `json:"stop,omitempty"`
 	// Calls are the tool calls of a model_response.
 	Calls []llm.ToolCall `json:"calls,omitempty"`
 	// Usage counts a model_response's tokens.
@@ -214,7 +220,7 @@ func Messages(turns []Turn) []llm.Message {
 			last = nil
 		case TurnModelResponse:
 			out = append(out, llm.Message{Role: llm.RoleAssistant, Content: t.Text, Reasoning: t.Reasoning,
-				ToolCalls: slices.Clone(t.Calls)})
+				Thinking: slices.Clone(t.Thinking), ToolCalls: slices.Clone(t.Calls)})
 			last = &out[len(out)-1]
 		case TurnFunctionCalling:
 			if last != nil && slices.ContainsFunc(last.ToolCalls, func(c llm.ToolCall) bool { return c.ID == t.CallID }) {

@@ -21,6 +21,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/internal/wire"
 )
 
 var seedFlag = flag.Uint64("seed", 0, "seed for the random cuts of the stream tests; 0 picks one")
@@ -320,10 +321,10 @@ func checkExpectation(t *testing.T, r result, exp expectation) {
 	}
 	m := r.resp.Message
 	if m.Content != exp.Text {
-		t.Errorf("text = %q, want %q", clip(m.Content, 300), clip(exp.Text, 300))
+		t.Errorf("text = %q, want %q", wire.Clip(m.Content, 300), wire.Clip(exp.Text, 300))
 	}
 	if m.Reasoning != exp.Reasoning {
-		t.Errorf("reasoning = %q, want %q", clip(m.Reasoning, 300), clip(exp.Reasoning, 300))
+		t.Errorf("reasoning = %q, want %q", wire.Clip(m.Reasoning, 300), wire.Clip(exp.Reasoning, 300))
 	}
 	if r.text != m.Content || r.reason != m.Reasoning {
 		t.Errorf("the text and reasoning events do not add up to the message")

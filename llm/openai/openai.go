@@ -1,14 +1,11 @@
 package openai
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"math/rand/v2"
 	"mime"
 	"net/http"
 	"net/url"
@@ -17,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/internal/wire"
 )
 
 // DefaultBaseURL is the API root used when [Config.BaseURL] is empty.
@@ -29,12 +27,6 @@ const (
 	DefaultRetryBase    = time.Second
 	DefaultMaxRetryWait = time.Minute
 )
-
-// maxErrorBody bounds how much of an error response is read.
-const maxErrorBody = 64 << 10
-
-// maxResponseBody bounds a non-streamed response and one streamed event.
-const maxResponseBody = 64 << 20
 
 // Config configures a [Provider]. Its zero value talks to OpenAI with the key
 // in OPENAI_API_KEY and the documented defaults.
@@ -91,8 +83,7 @@ type Config struct {
 type Provider struct {
 	cfg      Config
 	endpoint *url.URL // BaseURL + /chat/completions
-	client   *http.Client
-	log      *slog.Logger
+	wire     *wire.Client
 	// openAI reports whether the endpoint is OpenAI's own, which wants
 	// max_completion_tokens instead of max_tokens.
 	openAI bool
@@ -134,14 +125,9 @@ func New(cfg Config) (*Provider, error) {
 	endpoint := *base
 	endpoint.Path = strings.TrimSuffix(endpoint.Path, "/") + "/chat/completions"
 	endpoint.RawPath = ""
-	p := &Provider{cfg: cfg, endpoint: &endpoint, client: cfg.HTTPClient, log: cfg.Logger,
-		openAI: strings.EqualFold(base.Hostname(), "api.openai.com")}
-	if p.client == nil {
-		p.client = &http.Client{}
-	}
-	if p.log == nil {
-		p.log = slog.New(slog.DiscardHandler)
-	}
+	p := &Provider{cfg: cfg, endpoint: &endpoint, openAI: strings.EqualFold(base.Hostname(), "api.openai.com")}
+	p.wire = &wire.Client{HTTP: cfg.HTTPClient, Endpoint: endpoint.Redacted(), Key: cfg.APIKey, KeyVar: "OPENAI_API_KEY",
+		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, RetryBase: cfg.RetryBase, MaxRetryWait: cfg.MaxRetryWait, Log: cfg.Logger}
 	return p, nil
 }
 
@@ -159,80 +145,13 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, handle func(llm
 	if err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	delivered := false
-	h := func(e llm.Event) {
-		delivered = true
-		if handle != nil {
-			handle(e)
-		}
-	}
-	for attempt := 0; ; attempt++ {
-		resp, err := p.attempt(ctx, c, h)
-		if err == nil {
-			return resp, nil
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		apiErr, ok := errors.AsType[*llm.APIError](err)
-		if !ok || !apiErr.Temporary() || delivered {
-			return nil, err
-		}
-		if attempt >= p.cfg.MaxRetries {
-			if attempt > 0 {
-				addNote(apiErr, fmt.Sprintf("gave up after %d attempts", attempt+1))
-			}
-			return nil, apiErr
-		}
-		wait := p.backoff(attempt)
-		if apiErr.RetryAfter > 0 {
-			if apiErr.RetryAfter > p.cfg.MaxRetryWait {
-				addNote(apiErr, fmt.Sprintf("the endpoint asks to wait %v, longer than the %v allowed", apiErr.RetryAfter, p.cfg.MaxRetryWait))
-				return nil, apiErr
-			}
-			wait = apiErr.RetryAfter
-		}
-		p.log.LogAttrs(ctx, slog.LevelWarn, "model call failed; retrying",
-			slog.String("endpoint", p.Endpoint()), slog.Int("attempt", attempt+1),
-			slog.Int("status", apiErr.Status), slog.Duration("wait", wait), slog.String("error", apiErr.Error()))
-		if err := sleep(ctx, wait); err != nil {
-			return nil, err
-		}
-	}
-}
-
-// backoff returns the wait before retry number attempt+1.
-func (p *Provider) backoff(attempt int) time.Duration {
-	d := p.cfg.RetryBase << min(attempt, 20)
-	if d <= 0 || d > p.cfg.MaxRetryWait {
-		d = p.cfg.MaxRetryWait
-	}
-	return d/2 + rand.N(d/2+1)
-}
-
-// sleep waits for d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return p.wire.Do(ctx, handle, func(ctx context.Context, handle func(llm.Event)) (*llm.Response, error) {
+		return p.attempt(ctx, c, handle)
+	})
 }
 
 // attempt makes one request and reads its reply.
 func (p *Provider) attempt(ctx context.Context, c *call, handle func(llm.Event)) (*llm.Response, error) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	idle := &idleTimer{d: p.cfg.Timeout}
-	idle.t = time.AfterFunc(p.cfg.Timeout, func() { cancel(idle.err()) })
-	defer idle.t.Stop()
-
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint.String(), bytes.NewReader(c.body))
 	if err != nil {
 		return nil, fmt.Errorf("openai: %w", err)
@@ -249,19 +168,15 @@ func (p *Provider) attempt(ctx context.Context, c *call, handle func(llm.Event))
 	if p.cfg.APIKey != "" {
 		hreq.Header.Set("Authorization", "Bearer "+p.cfg.APIKey)
 	}
-	res, err := p.client.Do(hreq)
+	reply, err := p.wire.Send(ctx, hreq, func(status int) string { return p.statusHint(status, c.model) })
 	if err != nil {
-		return nil, p.transportError(ctx, err)
+		return nil, err
 	}
-	defer res.Body.Close()
-	if res.StatusCode < 200 || res.StatusCode > 299 {
-		data, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
-		return nil, p.statusError(res, data, c.model)
-	}
-	r := bufio.NewReader(&idleReader{r: res.Body, t: idle})
-	mediaType, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
+	defer reply.Close()
+	r := reply.Body
+	mediaType, _, _ := mime.ParseMediaType(reply.Response.Header.Get("Content-Type"))
 	var resp *llm.Response
-	if mediaType == "application/json" || p.cfg.NoStream && mediaType != "text/event-stream" || startsJSON(r) {
+	if mediaType == "application/json" || p.cfg.NoStream && mediaType != "text/event-stream" || wire.StartsJSON(r) {
 		resp, err = readResponse(r, c.names, handle)
 	} else {
 		resp, err = readStream(r, c.names, handle)
@@ -269,106 +184,9 @@ func (p *Provider) attempt(ctx context.Context, c *call, handle func(llm.Event))
 	if err != nil {
 		if errors.Is(err, errNoEvents) {
 			return nil, fmt.Errorf("%w: %s answered with no stream events (Content-Type %q); is that an OpenAI-compatible API?",
-				llm.ErrProtocol, p.Endpoint(), res.Header.Get("Content-Type"))
+				llm.ErrProtocol, p.Endpoint(), reply.Response.Header.Get("Content-Type"))
 		}
-		if _, ok := errors.AsType[*llm.APIError](err); ok || errors.Is(err, llm.ErrProtocol) {
-			return nil, p.redact(err)
-		}
-		return nil, p.transportError(ctx, err)
+		return nil, reply.Err(err)
 	}
 	return resp, nil
-}
-
-// transportError turns a failure to reach the endpoint or to read from it
-// into an error: ctx's own error when the caller gave up, else an
-// [*llm.APIError] with status 0.
-func (p *Provider) transportError(ctx context.Context, err error) error {
-	if cause := context.Cause(ctx); cause != nil {
-		if _, ok := errors.AsType[*idleTimeoutError](cause); ok {
-			err = cause
-		} else if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return ctx.Err()
-		}
-	}
-	if _, ok := errors.AsType[*url.Error](err); !ok {
-		err = fmt.Errorf("%s: %w", p.Endpoint(), err)
-	}
-	return &llm.APIError{Err: err}
-}
-
-// redact removes the API key from err's message.
-func (p *Provider) redact(err error) error {
-	if p.cfg.APIKey == "" || !strings.Contains(err.Error(), p.cfg.APIKey) {
-		return err
-	}
-	if e, ok := errors.AsType[*llm.APIError](err); ok {
-		e.Message = strings.ReplaceAll(e.Message, p.cfg.APIKey, "[redacted]")
-		if e.Err != nil && strings.Contains(e.Err.Error(), p.cfg.APIKey) {
-			e.Err = errors.New(strings.ReplaceAll(e.Err.Error(), p.cfg.APIKey, "[redacted]"))
-		}
-		return e
-	}
-	return errors.New(strings.ReplaceAll(err.Error(), p.cfg.APIKey, "[redacted]"))
-}
-
-// startsJSON reports whether r's next byte other than white space is '{':
-// a whole JSON reply, whatever the Content-Type says, since no event stream
-// starts that way. It consumes the white space.
-func startsJSON(r *bufio.Reader) bool {
-	for {
-		b, err := r.ReadByte()
-		if err != nil {
-			return false
-		}
-		if b != ' ' && b != '\t' && b != '\r' && b != '\n' {
-			r.UnreadByte()
-			return b == '{'
-		}
-	}
-}
-
-// idleTimer fires when an attempt has received nothing for d.
-type idleTimer struct {
-	d time.Duration
-	t *time.Timer
-}
-
-func (t *idleTimer) err() error { return &idleTimeoutError{d: t.d} }
-
-// idleTimeoutError is the cause of an attempt cancelled by its idleTimer.
-type idleTimeoutError struct{ d time.Duration }
-
-func (e *idleTimeoutError) Error() string {
-	return fmt.Sprintf("no answer for %v (the timeout)", e.d)
-}
-
-// idleReader restarts its timer whenever data arrives.
-type idleReader struct {
-	r io.Reader
-	t *idleTimer
-}
-
-func (r *idleReader) Read(b []byte) (int, error) {
-	n, err := r.r.Read(b)
-	if n > 0 {
-		r.t.t.Reset(r.t.d)
-	}
-	return n, err
-}
-
-// addNote appends note to what e's Error method prints.
-func addNote(e *llm.APIError, note string) {
-	if e.Status == 0 && e.Err != nil {
-		e.Err = fmt.Errorf("%w; %s", e.Err, note)
-		return
-	}
-	e.Message = joinMessage(e.Message, note)
-}
-
-// joinMessage appends note to msg.
-func joinMessage(msg, note string) string {
-	if msg == "" {
-		return note
-	}
-	return msg + "; " + note
 }

@@ -1,12 +1,12 @@
 package openai
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,85 +14,8 @@ import (
 	"github.com/openai/openai-go/v3/packages/respjson"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/internal/wire"
 )
-
-// An sseReader reads the events of a text/event-stream body as the HTML
-// standard defines them: lines end in LF, CRLF or a lone CR; lines starting
-// with ':' are comments; "data" lines of one event are joined with LF; an
-// empty line ends the event. At the end of the body, a pending event is
-// returned too, for servers that omit the last empty line.
-type sseReader struct {
-	sc *bufio.Scanner
-}
-
-func newSSEReader(r io.Reader) *sseReader {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxResponseBody)
-	sc.Split(scanLines)
-	return &sseReader{sc: sc}
-}
-
-// next returns the type and data of the next event that has data. It returns
-// io.EOF at the end of the body.
-func (s *sseReader) next() (event string, data []byte, err error) {
-	var has bool
-	for s.sc.Scan() {
-		line := s.sc.Bytes()
-		if len(line) == 0 {
-			if has {
-				return event, bytes.TrimSuffix(data, []byte("\n")), nil
-			}
-			event = ""
-			continue
-		}
-		if line[0] == ':' {
-			continue // a comment, such as a keep-alive
-		}
-		name, value, _ := bytes.Cut(line, []byte(":"))
-		value = bytes.TrimPrefix(value, []byte(" "))
-		switch string(name) {
-		case "data":
-			data = append(data, value...)
-			data = append(data, '\n')
-			has = true
-		case "event":
-			event = string(value)
-		}
-	}
-	if err := s.sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return "", nil, fmt.Errorf("%w: a stream line is longer than %d bytes", llm.ErrProtocol, maxResponseBody)
-		}
-		return "", nil, err
-	}
-	if has {
-		return event, bytes.TrimSuffix(data, []byte("\n")), nil
-	}
-	return "", nil, io.EOF
-}
-
-// scanLines is a [bufio.SplitFunc] for lines ending in LF, CRLF or CR.
-func scanLines(data []byte, atEOF bool) (advance int, token []byte, err error) {
-	i := bytes.IndexAny(data, "\r\n")
-	switch {
-	case i < 0:
-		if atEOF && len(data) > 0 {
-			return len(data), data, nil
-		}
-		return 0, nil, nil
-	case data[i] == '\n':
-		return i + 1, data[:i], nil
-	case i+1 < len(data):
-		if data[i+1] == '\n' {
-			return i + 2, data[:i], nil
-		}
-		return i + 1, data[:i], nil
-	case atEOF:
-		return i + 1, data[:i], nil
-	default:
-		return 0, nil, nil // a CR at the end: an LF may follow
-	}
-}
 
 // errNoEvents is returned by readStream for a body without any event.
 var errNoEvents = fmt.Errorf("%w: the reply has no stream events", llm.ErrProtocol)
@@ -100,9 +23,9 @@ var errNoEvents = fmt.Errorf("%w: the reply has no stream events", llm.ErrProtoc
 // readStream reads a streamed reply and assembles it.
 func readStream(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Response, error) {
 	a := newAssembler(names, handle)
-	sse := newSSEReader(r)
+	sse := wire.NewSSEReader(r)
 	for n := 1; ; n++ {
-		event, data, err := sse.next()
+		event, data, err := sse.Next()
 		if err == io.EOF {
 			if n == 1 {
 				return nil, errNoEvents
@@ -135,16 +58,13 @@ func readStream(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Respo
 
 // readResponse reads a reply that came whole (application/json).
 func readResponse(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Response, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxResponseBody+1))
+	data, err := wire.ReadAll(r)
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > maxResponseBody {
-		return nil, fmt.Errorf("%w: the reply is longer than %d bytes", llm.ErrProtocol, maxResponseBody)
-	}
 	a := newAssembler(names, handle)
 	a.done = true
-	if err := a.completion(bytes.TrimSpace(data)); err != nil {
+	if err := a.completion(data); err != nil {
 		return nil, fmt.Errorf("%w: %w", llm.ErrProtocol, err)
 	}
 	if a.err != nil {
@@ -186,7 +106,7 @@ func newAssembler(names *nameMap, handle func(llm.Event)) *assembler {
 func (a *assembler) chunk(data []byte) error {
 	var c openaisdk.ChatCompletionChunk
 	if err := json.Unmarshal(data, &c); err != nil {
-		return fmt.Errorf("not a chat completion chunk: %w (data %q)", err, clip(string(data), 200))
+		return fmt.Errorf("not a chat completion chunk: %w (data %q)", err, wire.Clip(string(data), 200))
 	}
 	if e, ok := c.JSON.ExtraFields["error"]; ok && isSet(e) {
 		a.err = streamError([]byte(e.Raw()))
@@ -233,7 +153,7 @@ func (a *assembler) chunk(data []byte) error {
 func (a *assembler) completion(data []byte) error {
 	var c openaisdk.ChatCompletion
 	if err := json.Unmarshal(data, &c); err != nil {
-		return fmt.Errorf("not a chat completion: %w (data %q)", err, clip(string(data), 200))
+		return fmt.Errorf("not a chat completion: %w (data %q)", err, wire.Clip(string(data), 200))
 	}
 	if e, ok := c.JSON.ExtraFields["error"]; ok && isSet(e) {
 		a.err = streamError([]byte(e.Raw()))
@@ -377,10 +297,33 @@ func (a *assembler) finish() (*llm.Response, error) {
 			return nil, fmt.Errorf("%w: the reply ended with the unknown finish reason %q and no text or tool calls", llm.ErrProtocol, a.finishRaw)
 		}
 	}
+	stop := stopReason(a.finishRaw, len(msg.ToolCalls) > 0)
+	if stop == llm.StopMaxTokens {
+		// A call cut off at the output limit has unfinished arguments.
+		msg.ToolCalls = slices.DeleteFunc(msg.ToolCalls, func(c llm.ToolCall) bool { return !json.Valid(c.Arguments) })
+	}
 	for i := range msg.ToolCalls {
 		a.handle(llm.Event{Kind: llm.EventToolCall, ToolCall: &msg.ToolCalls[i]})
 	}
-	return &llm.Response{ID: a.id, Model: a.model, Message: msg, FinishReason: a.finishRaw, Usage: a.usage}, nil
+	return &llm.Response{ID: a.id, Model: a.model, Message: msg, FinishReason: a.finishRaw, Stop: stop, Usage: a.usage}, nil
+}
+
+// stopReason maps a finish reason to wield's terms.
+func stopReason(reason string, calls bool) llm.StopReason {
+	switch reason {
+	case "length", "max_tokens", "model_length":
+		return llm.StopMaxTokens
+	case "content_filter":
+		return llm.StopRefusal
+	}
+	if calls {
+		return llm.StopToolUse
+	}
+	switch reason {
+	case "stop", "eos", "end_turn", "stop_sequence", "", "tool_calls", "tool_use", "function_call":
+		return llm.StopEnd
+	}
+	return llm.StopOther
 }
 
 // callArguments returns the arguments of a call as streamed: "{}" for

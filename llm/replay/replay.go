@@ -20,6 +20,7 @@ package replay
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -37,14 +38,22 @@ type Entry struct {
 	// package documentation. Round must be at least 1.
 	Turn  int `json:"turn,omitempty"`
 	Round int `json:"round"`
-	// Text, Reasoning and ToolCalls make up the assistant message.
+	// Text, Reasoning, Thinking and ToolCalls make up the assistant
+	// message; Thinking blocks and call signatures are played back as a
+	// provider sent them, so a recorded Claude or Gemini run replays whole.
 	Text      string         `json:"text,omitempty"`
 	Reasoning string         `json:"reasoning,omitempty"`
+	Thinking  []llm.Thinking `json:"thinking,omitempty"`
 	ToolCalls []llm.ToolCall `json:"tool_calls,omitempty"`
+	// Model is the model that answered; empty means "replay".
+	Model string `json:"model,omitempty"`
 	// FinishReason defaults to "tool_calls" when there are tool calls and
 	// "stop" otherwise.
-	FinishReason string    `json:"finish_reason,omitempty"`
-	Usage        llm.Usage `json:"usage,omitzero"`
+	FinishReason string `json:"finish_reason,omitempty"`
+	// Stop defaults to max_tokens for the finish reasons "length" and
+	// "max_tokens", tool_use when there are tool calls, and end otherwise.
+	Stop  llm.StopReason `json:"stop,omitempty"`
+	Usage llm.Usage      `json:"usage,omitzero"`
 	// Error, if set, makes the request fail with an [llm.APIError] of this
 	// status and message instead.
 	Error *Error `json:"error,omitempty"`
@@ -157,7 +166,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, handle func(llm
 	if e.Error != nil {
 		return nil, &llm.APIError{Status: e.Error.Status, Message: e.Error.Message}
 	}
-	msg := llm.Message{Role: llm.RoleAssistant, Content: e.Text, Reasoning: e.Reasoning}
+	msg := llm.Message{Role: llm.RoleAssistant, Content: e.Text, Reasoning: e.Reasoning, Thinking: e.Thinking}
 	for i, c := range e.ToolCalls {
 		if c.ID == "" {
 			c.ID = fmt.Sprintf("replay_%d_%d_%d", turn, round, i+1)
@@ -186,7 +195,19 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, handle func(llm
 			finish = "tool_calls"
 		}
 	}
-	return &llm.Response{ID: fmt.Sprintf("replay-%d-%d", turn, round), Model: "replay", Message: msg, FinishReason: finish, Usage: e.Usage}, nil
+	stop := e.Stop
+	if stop == "" {
+		switch {
+		case finish == "length" || finish == "max_tokens":
+			stop = llm.StopMaxTokens
+		case len(msg.ToolCalls) > 0:
+			stop = llm.StopToolUse
+		default:
+			stop = llm.StopEnd
+		}
+	}
+	return &llm.Response{ID: fmt.Sprintf("replay-%d-%d", turn, round), Model: cmp.Or(e.Model, "replay"), Message: msg,
+		FinishReason: finish, Stop: stop, Usage: e.Usage}, nil
 }
 
 func (p *Provider) match(turn, round int) (Entry, bool) {
