@@ -31,14 +31,7 @@ type edit struct {
 // after trimming their common start and end. Past maxDiffEdits edits it
 // gives up and replaces the whole differing middle.
 func diffLines(a, b []string) []edit {
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
+	pre, suf := commonAffix(len(a), len(b), func(i, j int) bool { return a[i] == b[j] })
 	var out []edit
 	for i := range pre {
 		out = append(out, edit{' ', i, i})
@@ -48,6 +41,21 @@ func diffLines(a, b []string) []edit {
 		out = append(out, edit{' ', len(a) - suf + i, len(b) - suf + i})
 	}
 	return out
+}
+
+// commonAffix returns the length of the longest common prefix of two
+// sequences of lengths n and m, and of their longest common suffix in what
+// follows it; same reports whether element i of the first equals element j
+// of the second.
+func commonAffix(n, m int, same func(i, j int) bool) (pre, suf int) {
+	k := min(n, m)
+	for pre < k && same(pre, pre) {
+		pre++
+	}
+	for suf < k-pre && same(n-1-suf, m-1-suf) {
+		suf++
+	}
+	return pre, suf
 }
 
 func myers(a, b []string, off int) []edit {

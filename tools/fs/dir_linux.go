@@ -147,15 +147,6 @@ func (d fdDir) open(name string) (fileReader, error) {
 	return fdFile(fd), nil
 }
 
-func (d fdDir) readFile(name string, limit int) ([]byte, error) {
-	f, err := d.open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readLimited(f, name, limit)
-}
-
 func (d fdDir) lstat(name string) (int64, time.Time, error) {
 	var st unix.Stat_t
 	if err := unix.Fstatat(int(d), name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {

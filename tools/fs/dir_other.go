@@ -64,15 +64,6 @@ func (d rootDir) open(name string) (fileReader, error) {
 	return d.r.Open(name)
 }
 
-func (d rootDir) readFile(name string, limit int) ([]byte, error) {
-	f, err := d.open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readLimited(f, name, limit)
-}
-
 func (d rootDir) lstat(name string) (int64, time.Time, error) {
 	fi, err := d.r.Lstat(name)
 	if err != nil {

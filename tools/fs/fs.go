@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"context"
 	"runtime"
 
 	"github.com/wieldhq/wield/session"
@@ -73,4 +74,19 @@ func Tools(cfg Config) []*tool.Tool {
 		NewReplace(cfg),
 		NewWrite(cfg),
 	}
+}
+
+// newTool builds one file tool: spec, with its description written from
+// doc for cfg, calling run with the workspace of each call. A call without
+// a workspace fails with noWorkspace and run is not called.
+func newTool[In any](cfg Config, spec tool.Spec, doc string,
+	run func(ctx context.Context, c *tool.Call, w *workspace, in In) (tool.Result, error)) *tool.Tool {
+	spec.Description = describe(spec.Name, doc, cfg)
+	return tool.New(spec, func(ctx context.Context, c *tool.Call, in In) (tool.Result, error) {
+		w, ok := openWorkspace(c)
+		if !ok {
+			return noWorkspace, nil
+		}
+		return run(ctx, c, w, in)
+	})
 }

@@ -42,14 +42,12 @@ type GlobData struct {
 
 // NewGlob returns the glob tool.
 func NewGlob(cfg Config) *tool.Tool {
-	cfg = cfg.withDefaults()
-	g := globber{cfg: cfg}
-	return tool.New(tool.Spec{
+	g := globber{cfg: cfg.withDefaults()}
+	return newTool(g.cfg, tool.Spec{
 		Name:         "glob",
-		Description:  describe("glob", globDescription, cfg),
 		OutputSchema: tool.SchemaOf[GlobData](),
 		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},
-	}, g.glob)
+	}, globDescription, g.glob)
 }
 
 type globber struct{ cfg Config }
@@ -60,11 +58,7 @@ type globMatch struct {
 	mtime time.Time
 }
 
-func (g globber) glob(ctx context.Context, c *tool.Call, in GlobInput) (tool.Result, error) {
-	w, ok := openWorkspace(c)
-	if !ok {
-		return noWorkspace, nil
-	}
+func (g globber) glob(ctx context.Context, _ *tool.Call, w *workspace, in GlobInput) (tool.Result, error) {
 	dir, pattern, res, ok := globBase(w, in.Path, in.Pattern)
 	if !ok {
 		return res, nil

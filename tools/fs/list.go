@@ -47,23 +47,17 @@ type ListEntry struct {
 
 // NewList returns the list_directory tool.
 func NewList(cfg Config) *tool.Tool {
-	cfg = cfg.withDefaults()
-	l := lister{cfg: cfg}
-	return tool.New(tool.Spec{
+	l := lister{cfg: cfg.withDefaults()}
+	return newTool(l.cfg, tool.Spec{
 		Name:         "list_directory",
-		Description:  describe("list_directory", listDescription, cfg),
 		OutputSchema: tool.SchemaOf[ListData](),
 		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},
-	}, l.list)
+	}, listDescription, l.list)
 }
 
 type lister struct{ cfg Config }
 
-func (l lister) list(ctx context.Context, c *tool.Call, in ListInput) (tool.Result, error) {
-	w, ok := openWorkspace(c)
-	if !ok {
-		return noWorkspace, nil
-	}
+func (l lister) list(ctx context.Context, _ *tool.Call, w *workspace, in ListInput) (tool.Result, error) {
 	for _, p := range in.Ignore {
 		if !doublestar.ValidatePattern(p) {
 			return tool.Failure(fmt.Sprintf("ignore pattern %q is not a valid glob", p)), nil

@@ -65,22 +65,16 @@ type FileData struct {
 
 // NewRead returns the read_file tool.
 func NewRead(cfg Config) *tool.Tool {
-	cfg = cfg.withDefaults()
-	r := reader{cfg: cfg}
-	return tool.New(tool.Spec{
+	r := reader{cfg: cfg.withDefaults()}
+	return newTool(r.cfg, tool.Spec{
 		Name:        "read_file",
-		Description: describe("read_file", readDescription, cfg),
 		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true},
-	}, r.read)
+	}, readDescription, r.read)
 }
 
 type reader struct{ cfg Config }
 
-func (r reader) read(ctx context.Context, c *tool.Call, in ReadInput) (tool.Result, error) {
-	w, ok := openWorkspace(c)
-	if !ok {
-		return noWorkspace, nil
-	}
+func (r reader) read(ctx context.Context, c *tool.Call, w *workspace, in ReadInput) (tool.Result, error) {
 	if in.Offset < 0 {
 		return tool.Failure(fmt.Sprintf("offset %d is not a line number: lines count from 1", in.Offset)), nil
 	}

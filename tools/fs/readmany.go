@@ -74,13 +74,11 @@ type SkippedFile struct {
 
 // NewReadMany returns the read_many_files tool.
 func NewReadMany(cfg Config) *tool.Tool {
-	cfg = cfg.withDefaults()
-	r := manyReader{cfg: cfg}
-	return tool.New(tool.Spec{
+	r := manyReader{cfg: cfg.withDefaults()}
+	return newTool(r.cfg, tool.Spec{
 		Name:        "read_many_files",
-		Description: describe("read_many_files", readManyDescription, cfg),
 		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true},
-	}, r.read)
+	}, readManyDescription, r.read)
 }
 
 type manyReader struct{ cfg Config }
@@ -94,11 +92,7 @@ type candidate struct {
 	skip     string // why it is not shown
 }
 
-func (r manyReader) read(ctx context.Context, c *tool.Call, in ReadManyInput) (tool.Result, error) {
-	w, ok := openWorkspace(c)
-	if !ok {
-		return noWorkspace, nil
-	}
+func (r manyReader) read(ctx context.Context, c *tool.Call, w *workspace, in ReadManyInput) (tool.Result, error) {
 	specs := append(append([]string(nil), in.Paths...), in.Include...)
 	if len(specs) == 0 {
 		return tool.Failure("paths is empty: give files, directories or glob patterns to read"), nil

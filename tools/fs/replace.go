@@ -44,23 +44,17 @@ type ReplaceData struct {
 
 // NewReplace returns the replace tool.
 func NewReplace(cfg Config) *tool.Tool {
-	cfg = cfg.withDefaults()
-	r := replacer{cfg: cfg}
-	return tool.New(tool.Spec{
+	r := replacer{cfg: cfg.withDefaults()}
+	return newTool(r.cfg, tool.Spec{
 		Name:         "replace",
-		Description:  describe("replace", replaceDescription, cfg),
 		OutputSchema: tool.SchemaOf[ReplaceData](),
 		Annotations:  tool.Annotations{Destructive: true},
-	}, r.replace)
+	}, replaceDescription, r.replace)
 }
 
 type replacer struct{ cfg Config }
 
-func (r replacer) replace(ctx context.Context, c *tool.Call, in ReplaceInput) (tool.Result, error) {
-	w, ok := openWorkspace(c)
-	if !ok {
-		return noWorkspace, nil
-	}
+func (r replacer) replace(ctx context.Context, _ *tool.Call, w *workspace, in ReplaceInput) (tool.Result, error) {
 	t, res, ok := openTarget(w, in.Path)
 	if !ok {
 		return res, nil
@@ -367,16 +361,8 @@ func similarity(a, b string) float64 {
 		}
 		return 1
 	}
-	n := max(len(a), len(b))
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
-	return float64(pre+suf) / float64(n)
+	pre, suf := commonAffix(len(a), len(b), func(i, j int) bool { return a[i] == b[j] })
+	return float64(pre+suf) / float64(max(len(a), len(b)))
 }
 
 // showSpace shows tabs, trailing spaces and carriage returns.

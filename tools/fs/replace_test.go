@@ -143,8 +143,10 @@ func FuzzReplace(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer root.Close()
+		c := callWithRoot(root)
+		w, _ := openWorkspace(c)
 		r := replacer{cfg: Config{}.withDefaults()}
-		res, err := r.replace(t.Context(), callWithRoot(root), ReplaceInput{Path: "f.txt", OldString: old, NewString: new, AllowMultiple: allowMultiple})
+		res, err := r.replace(t.Context(), c, w, ReplaceInput{Path: "f.txt", OldString: old, NewString: new, AllowMultiple: allowMultiple})
 		if err != nil {
 			t.Fatalf("fault: %v", err)
 		}

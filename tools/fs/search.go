@@ -64,14 +64,12 @@ type SearchMatch struct {
 
 // NewSearch returns the search_file_content tool.
 func NewSearch(cfg Config) *tool.Tool {
-	cfg = cfg.withDefaults()
-	s := searcher{cfg: cfg}
-	return tool.New(tool.Spec{
+	s := searcher{cfg: cfg.withDefaults()}
+	return newTool(s.cfg, tool.Spec{
 		Name:         "search_file_content",
-		Description:  describe("search_file_content", searchDescription, cfg),
 		OutputSchema: tool.SchemaOf[SearchData](),
 		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},
-	}, s.search)
+	}, searchDescription, s.search)
 }
 
 type searcher struct{ cfg Config }
@@ -102,11 +100,7 @@ type searchRun struct {
 	failed   walkStats
 }
 
-func (s searcher) search(ctx context.Context, c *tool.Call, in SearchInput) (tool.Result, error) {
-	w, ok := openWorkspace(c)
-	if !ok {
-		return noWorkspace, nil
-	}
+func (s searcher) search(ctx context.Context, _ *tool.Call, w *workspace, in SearchInput) (tool.Result, error) {
 	if in.Pattern == "" {
 		return tool.Failure("pattern is empty: give a regular expression, or text with fixed_strings=true"), nil
 	}

@@ -71,8 +71,6 @@ type dirHandle interface {
 	sub(name string) (dirHandle, error)
 	// open opens the regular file name for reading.
 	open(name string) (fileReader, error)
-	// readFile reads the regular file name, at most limit bytes.
-	readFile(name string, limit int) ([]byte, error)
 	// lstat returns the size and modification time of name.
 	lstat(name string) (size int64, mtime time.Time, err error)
 	close() error
@@ -93,9 +91,15 @@ type fileReader interface {
 // maxIgnoreBytes bounds the ignore files read.
 const maxIgnoreBytes = 1 << 20
 
-// readLimited reads r to its end, at most limit bytes.
-func readLimited(r io.Reader, name string, limit int) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+// readFile reads the regular file name of directory d, at most limit
+// bytes.
+func readFile(d dirHandle, name string, limit int) ([]byte, error) {
+	f, err := d.open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
 	if err != nil {
 		return nil, err
 	}
@@ -653,7 +657,7 @@ func (wk *walker) list(rel string) ([]listedEntry, error) {
 
 // readIgnore reads and parses one ignore file of n.
 func (wk *walker) readIgnore(n *dirNode, name string) *ignore.List {
-	data, err := n.h.readFile(name, maxIgnoreBytes)
+	data, err := readFile(n.h, name, maxIgnoreBytes)
 	if err != nil {
 		wk.stats.fail(joinRel(n.rel, name), err)
 		return nil

@@ -33,23 +33,17 @@ type WriteData struct {
 
 // NewWrite returns the write_file tool.
 func NewWrite(cfg Config) *tool.Tool {
-	cfg = cfg.withDefaults()
-	wr := writer{cfg: cfg}
-	return tool.New(tool.Spec{
+	wr := writer{cfg: cfg.withDefaults()}
+	return newTool(wr.cfg, tool.Spec{
 		Name:         "write_file",
-		Description:  describe("write_file", writeDescription, cfg),
 		OutputSchema: tool.SchemaOf[WriteData](),
 		Annotations:  tool.Annotations{Destructive: true},
-	}, wr.write)
+	}, writeDescription, wr.write)
 }
 
 type writer struct{ cfg Config }
 
-func (wr writer) write(ctx context.Context, c *tool.Call, in WriteInput) (tool.Result, error) {
-	w, ok := openWorkspace(c)
-	if !ok {
-		return noWorkspace, nil
-	}
+func (wr writer) write(ctx context.Context, _ *tool.Call, w *workspace, in WriteInput) (tool.Result, error) {
 	t, res, ok := openTarget(w, in.Path)
 	if !ok {
 		return res, nil
