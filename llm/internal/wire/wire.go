@@ -57,6 +57,12 @@ type Client struct {
 	MaxRetryWait time.Duration
 	// Log receives a line for each retry; nil discards.
 	Log *slog.Logger
+	// Inspect, if not nil, is called by [Client.Send] with the
+	// [*llm.APIError] of each error status and the start of the response
+	// body, before the error is returned. It lets a provider read what its
+	// error bodies carry beyond the message, such as Gemini's retry delay,
+	// and set it on the error. It must not keep body.
+	Inspect func(e *llm.APIError, body []byte)
 }
 
 // Do calls attempt until it succeeds, fails for good, or the retries are
@@ -197,7 +203,11 @@ func (c *Client) Send(ctx context.Context, req *http.Request, hint func(status i
 		if hint != nil {
 			note = hint(res.StatusCode)
 		}
-		return fail(c.StatusError(res, data, note))
+		err := c.StatusError(res, data, note)
+		if e, ok := errors.AsType[*llm.APIError](err); ok && c.Inspect != nil {
+			c.Inspect(e, data)
+		}
+		return fail(err)
 	}
 	r := &Reply{Response: res, ctx: ctx, cancel: cancel, idle: idle, c: c}
 	r.Body = bufio.NewReader(&idleReader{r: res.Body, t: idle})

@@ -254,3 +254,23 @@ func FuzzErrorBody(f *testing.F) {
 		}
 	})
 }
+
+func TestSendInspectSeesTheErrorBody(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusTooManyRequests)
+		io.WriteString(w, `{"error":{"message":"quota","details":[{"retryDelay":"7s"}]}}`)
+	}))
+	defer srv.Close()
+	c := testClient(srv.URL)
+	c.MaxRetries = 0
+	var seen string
+	c.Inspect = func(e *llm.APIError, body []byte) {
+		seen = string(body)
+		e.RetryAfter = 7 * time.Second
+	}
+	_, err := c.Do(t.Context(), nil, attemptFor(c, srv.URL))
+	apiErr, ok := errors.AsType[*llm.APIError](err)
+	if !ok || apiErr.RetryAfter != 7*time.Second || !strings.Contains(seen, "retryDelay") {
+		t.Fatalf("err = %v, body seen %q; want RetryAfter 7s set by Inspect", err, seen)
+	}
+}
