@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 )
 
@@ -116,6 +117,22 @@ func (in *inliner) keyword(k string, x any) (any, error) {
 	return in.walk(x, false)
 }
 
+// keywords puts every keyword of schema v but those named in skip into
+// out, with references inlined.
+func (in *inliner) keywords(out, v map[string]any, skip ...string) error {
+	for k, x := range v {
+		if slices.Contains(skip, k) {
+			continue
+		}
+		w, err := in.keyword(k, x)
+		if err != nil {
+			return err
+		}
+		out[k] = w
+	}
+	return nil
+}
+
 func (in *inliner) walk(v any, top bool) (any, error) {
 	switch v := v.(type) {
 	case map[string]any:
@@ -125,16 +142,13 @@ func (in *inliner) walk(v any, top bool) (any, error) {
 		if ref, ok := v["$ref"].(string); ok {
 			return in.ref(v, ref)
 		}
+		var skip []string
+		if top {
+			skip = []string{"$defs", "definitions"}
+		}
 		out := make(map[string]any, len(v))
-		for k, x := range v {
-			if top && (k == "$defs" || k == "definitions") {
-				continue
-			}
-			w, err := in.keyword(k, x)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = w
+		if err := in.keywords(out, v, skip...); err != nil {
+			return nil, err
 		}
 		return out, nil
 	case []any:
@@ -186,16 +200,9 @@ func (in *inliner) ref(v map[string]any, ref string) (any, error) {
 		}
 		out = map[string]any{"allOf": []any{expanded}}
 	}
-	for k, x := range v {
-		if k == "$ref" {
-			continue
-		}
-		// Siblings of $ref (a description, a default) win.
-		w, err := in.keyword(k, x)
-		if err != nil {
-			return nil, err
-		}
-		out[k] = w
+	// Siblings of $ref (a description, a default) win.
+	if err := in.keywords(out, v, "$ref"); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

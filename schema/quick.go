@@ -504,58 +504,42 @@ func (n *quickNode) number(s *quickScanner) verdict {
 }
 
 func (n *quickNode) object(s *quickScanner) verdict {
-	s.i++
 	res := verdictValid
 	// seen, dup and bad are bits of n.props: present, present more than
 	// once, and some occurrence is invalid. Only the last occurrence of a
 	// key counts after decoding, so an invalid value of a repeated key
 	// proves nothing.
 	var seen, dup, bad uint64
-	s.space()
-	if s.b[s.i] == '}' {
-		s.i++
-	} else {
-		for {
-			s.space()
-			key := s.str()
-			s.space()
-			s.i++ // ':'
-			s.space()
-			var node *quickNode
-			if i := n.lookup(key); i >= 0 {
-				bit := uint64(1) << i
-				dup |= seen & bit
-				seen |= bit
-				if node = n.props[i].node; node != nil {
-					switch node.check(s) {
-					case verdictInvalid:
-						bad |= bit
-					case verdictUnsure:
-						res = max(res, verdictUnsure)
-					}
+	for ok := s.open('}'); ok; ok = s.more('}') {
+		key := s.key()
+		var node *quickNode
+		if i := n.lookup(key); i >= 0 {
+			bit := uint64(1) << i
+			dup |= seen & bit
+			seen |= bit
+			if node = n.props[i].node; node != nil {
+				switch node.check(s) {
+				case verdictInvalid:
+					bad |= bit
+				case verdictUnsure:
+					res = max(res, verdictUnsure)
 				}
 			}
-			if node == nil { // not in "properties"
-				switch {
-				case n.closed:
-					s.skip()
-					res = verdictInvalid // the key is there, however often
-				case n.extra != nil:
-					if n.extra.check(s) != verdictValid {
-						// Invalid would need to know the key is not
-						// repeated later: leave it to the full validator.
-						res = max(res, verdictUnsure)
-					}
-				default:
-					s.skip()
+		}
+		if node == nil { // not in "properties"
+			switch {
+			case n.closed:
+				s.skip()
+				res = verdictInvalid // the key is there, however often
+			case n.extra != nil:
+				if n.extra.check(s) != verdictValid {
+					// Invalid would need to know the key is not
+					// repeated later: leave it to the full validator.
+					res = max(res, verdictUnsure)
 				}
+			default:
+				s.skip()
 			}
-			s.space()
-			if s.b[s.i] == '}' {
-				s.i++
-				break
-			}
-			s.i++ // ','
 		}
 	}
 	if seen&n.required != n.required || bad&^dup != 0 {
@@ -588,28 +572,15 @@ func (n *quickNode) lookup(key quickString) int {
 }
 
 func (n *quickNode) array(s *quickScanner) verdict {
-	s.i++
 	res := verdictValid
 	count := 0
-	s.space()
-	if s.b[s.i] == ']' {
-		s.i++
-	} else {
-		for {
-			s.space()
-			if n.items != nil {
-				res = max(res, n.items.check(s))
-			} else {
-				s.skip()
-			}
-			count++
-			s.space()
-			if s.b[s.i] == ']' {
-				s.i++
-				break
-			}
-			s.i++
+	for ok := s.open(']'); ok; ok = s.more(']') {
+		if n.items != nil {
+			res = max(res, n.items.check(s))
+		} else {
+			s.skip()
 		}
+		count++
 	}
 	if n.minItems >= 0 && count < n.minItems || n.maxItems >= 0 && count > n.maxItems {
 		return verdictInvalid
@@ -668,28 +639,15 @@ func (s *quickScanner) equal(v *quickValue) verdict {
 }
 
 func (s *quickScanner) equalArray(v *quickValue) verdict {
-	s.i++
 	res := verdictValid
 	count := 0
-	s.space()
-	if s.b[s.i] == ']' {
-		s.i++
-	} else {
-		for {
-			s.space()
-			if count < len(v.elems) {
-				res = max(res, s.equal(&v.elems[count]))
-			} else {
-				s.skip()
-			}
-			count++
-			s.space()
-			if s.b[s.i] == ']' {
-				s.i++
-				break
-			}
-			s.i++
+	for ok := s.open(']'); ok; ok = s.more(']') {
+		if count < len(v.elems) {
+			res = max(res, s.equal(&v.elems[count]))
+		} else {
+			s.skip()
 		}
+		count++
 	}
 	if count != len(v.elems) {
 		return verdictInvalid
@@ -698,48 +656,32 @@ func (s *quickScanner) equalArray(v *quickValue) verdict {
 }
 
 func (s *quickScanner) equalObject(v *quickValue) verdict {
-	s.i++
 	// Bits of v.keys: present, repeated, some occurrence unequal, some
 	// occurrence unsure.
 	var seen, dup, no, unsure uint64
 	unknown := false
-	s.space()
-	if s.b[s.i] == '}' {
-		s.i++
-	} else {
-		for {
-			s.space()
-			key := s.str()
-			s.space()
-			s.i++ // ':'
-			s.space()
-			j := -1
-			for k := range v.keys {
-				if key.equal(v.keys[k]) {
-					j = k
-					break
-				}
-			}
-			if j < 0 {
-				unknown = true
-				s.skip()
-			} else {
-				bit := uint64(1) << j
-				dup |= seen & bit
-				seen |= bit
-				switch s.equal(&v.elems[j]) {
-				case verdictInvalid:
-					no |= bit
-				case verdictUnsure:
-					unsure |= bit
-				}
-			}
-			s.space()
-			if s.b[s.i] == '}' {
-				s.i++
+	for ok := s.open('}'); ok; ok = s.more('}') {
+		key := s.key()
+		j := -1
+		for k := range v.keys {
+			if key.equal(v.keys[k]) {
+				j = k
 				break
 			}
-			s.i++ // ','
+		}
+		if j < 0 {
+			unknown = true
+			s.skip()
+		} else {
+			bit := uint64(1) << j
+			dup |= seen & bit
+			seen |= bit
+			switch s.equal(&v.elems[j]) {
+			case verdictInvalid:
+				no |= bit
+			case verdictUnsure:
+				unsure |= bit
+			}
 		}
 	}
 	all := uint64(1)<<len(v.keys) - 1

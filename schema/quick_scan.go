@@ -29,6 +29,49 @@ func (s *quickScanner) space() {
 	}
 }
 
+// open moves past the '{' or '[' at s.i and the space after it, and
+// reports whether a member follows; for an empty object or array it moves
+// past end, the closing bracket, and reports false. With more it walks the
+// members of an object or array:
+//
+//	for ok := s.open('}'); ok; ok = s.more('}') {
+//		key := s.key()
+//		// read the value at s.i
+//	}
+func (s *quickScanner) open(end byte) bool {
+	s.i++
+	s.space()
+	if s.b[s.i] == end {
+		s.i++
+		return false
+	}
+	return true
+}
+
+// more moves past the space after a member, the ',' or end that follows
+// it, and after a ',' the space before the next member; it reports
+// whether that member follows.
+func (s *quickScanner) more(end byte) bool {
+	s.space()
+	c := s.b[s.i]
+	s.i++
+	if c == end {
+		return false
+	}
+	s.space()
+	return true
+}
+
+// key reads the key of the object member at s.i, and moves past the ':'
+// after it to the member's value.
+func (s *quickScanner) key() quickString {
+	key := s.str()
+	s.space()
+	s.i++ // ':'
+	s.space()
+	return key
+}
+
 // A quickString is a string as written in the document, without its
 // quotes.
 type quickString struct {
