@@ -535,11 +535,7 @@ func staticValue(w *syntax.Word) (string, bool) {
 			}
 			b.WriteString(unescapeUnquoted(p.Value))
 		case *syntax.SglQuoted:
-			if p.Dollar {
-				b.WriteString(ansiC(p.Value))
-			} else {
-				b.WriteString(p.Value)
-			}
+			b.WriteString(sglQuoted(p))
 		case *syntax.DblQuoted:
 			if p.Dollar {
 				return "", false

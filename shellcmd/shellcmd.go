@@ -469,11 +469,7 @@ func (s *splitter) word(w *syntax.Word, ctx Context) Word {
 			}
 			b.WriteString(unescapeUnquoted(p.Value))
 		case *syntax.SglQuoted:
-			if p.Dollar {
-				b.WriteString(ansiC(p.Value))
-			} else {
-				b.WriteString(p.Value)
-			}
+			b.WriteString(sglQuoted(p))
 		case *syntax.DblQuoted:
 			for _, q := range p.Parts {
 				if l, ok := q.(*syntax.Lit); ok {
@@ -578,6 +574,15 @@ func unescapeDouble(s string, quote bool) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// sglQuoted returns the text single-quoted p stands for: as written, or
+// for $'...' with its escapes decoded.
+func sglQuoted(p *syntax.SglQuoted) string {
+	if p.Dollar {
+		return ansiC(p.Value)
+	}
+	return p.Value
 }
 
 // ansiC decodes the escapes of a $'...' string as Bash does.
