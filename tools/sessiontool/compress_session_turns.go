@@ -22,15 +22,10 @@ type CompressSessionTurnsInput struct {
 // CompressSessionTurns returns the compress_session_turns tool, which works on the sessions of st; a nil st
 // gives a tool that fails, saying it works only inside a wield session.
 func CompressSessionTurns(st *session.Store) *tool.Tool {
-	t := tools{st}
-	return tool.New(tool.Spec{Name: "compress_session_turns", Description: compressSessionTurnsDescription}, t.compressSessionTurns)
+	return onSession(tool.Spec{Name: "compress_session_turns", Description: compressSessionTurnsDescription}, st, compressSessionTurns)
 }
 
-func (t tools) compressSessionTurns(_ context.Context, c *tool.Call, in CompressSessionTurnsInput) (tool.Result, error) {
-	s, err := t.current(c)
-	if err != nil {
-		return tool.Failure(err.Error()), nil
-	}
+func compressSessionTurns(_ context.Context, s *session.Session, in CompressSessionTurnsInput) (tool.Result, error) {
 	before := len(s.State().Turns)
 	backup, err := s.Compress(in.StartTurn, in.EndTurn, in.Summary)
 	if err != nil {

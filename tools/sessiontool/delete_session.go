@@ -20,16 +20,11 @@ type DeleteSessionInput struct {
 // DeleteSession returns the delete_session tool, which works on the sessions of st; a nil st
 // gives a tool that fails, saying it works only inside a wield session. It is destructive.
 func DeleteSession(st *session.Store) *tool.Tool {
-	t := tools{st}
-	return tool.New(tool.Spec{Name: "delete_session", Description: deleteSessionDescription,
-		Annotations: tool.Annotations{Destructive: true}}, t.deleteSession)
+	return onStore(tool.Spec{Name: "delete_session", Description: deleteSessionDescription,
+		Annotations: tool.Annotations{Destructive: true}}, st, deleteSession)
 }
 
-func (t tools) deleteSession(_ context.Context, c *tool.Call, in DeleteSessionInput) (tool.Result, error) {
-	st, err := t.store()
-	if err != nil {
-		return tool.Failure(err.Error()), nil
-	}
+func deleteSession(_ context.Context, c *tool.Call, st *session.Store, in DeleteSessionInput) (tool.Result, error) {
 	if in.SessionID == c.SessionID {
 		return tool.Failure(fmt.Sprintf("session %s is the one this call runs in; it cannot delete itself", in.SessionID)), nil
 	}

@@ -17,18 +17,13 @@ type DeleteTodosInput struct{}
 // DeleteTodos returns the delete_todos tool, which works on the sessions of st; a nil st
 // gives a tool that fails, saying it works only inside a wield session.
 func DeleteTodos(st *session.Store) *tool.Tool {
-	t := tools{st}
-	return tool.New(tool.Spec{Name: "delete_todos", Description: deleteTodosDescription,
+	return onSession(tool.Spec{Name: "delete_todos", Description: deleteTodosDescription,
 		// The todo list is wield's own state, not the workspace: the tool
 		// counts as read-only for permissions.
-		Annotations: tool.Annotations{ReadOnly: true}}, t.deleteTodos)
+		Annotations: tool.Annotations{ReadOnly: true}}, st, deleteTodos)
 }
 
-func (t tools) deleteTodos(_ context.Context, c *tool.Call, _ DeleteTodosInput) (tool.Result, error) {
-	s, err := t.current(c)
-	if err != nil {
-		return tool.Failure(err.Error()), nil
-	}
+func deleteTodos(_ context.Context, s *session.Session, _ DeleteTodosInput) (tool.Result, error) {
 	n := len(s.Todos())
 	if err := s.SetTodos(nil); err != nil {
 		return tool.Failure(err.Error()), nil

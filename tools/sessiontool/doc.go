@@ -8,6 +8,7 @@
 package sessiontool
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -22,23 +23,39 @@ func Tools(store *session.Store) []*tool.Tool {
 	return []*tool.Tool{WriteTodos(store), DeleteTodos(store), GetSession(store), CompressSessionTurns(store), DeleteSession(store)}
 }
 
-// tools holds what the session tools are built with.
-type tools struct{ st *session.Store }
+// errNoStore is the failure of a session tool built without a store.
+var errNoStore = errors.New("no session service here: this tool works only inside a wield session")
 
-// store returns the session store, or an error the model reads when there
-// is none.
-func (t tools) store() (*session.Store, error) {
-	if t.st == nil {
-		return nil, errors.New("no session service here: this tool works only inside a wield session")
-	}
-	return t.st, nil
+// onStore builds a session tool that works on the sessions of st: run gets
+// st with each call. Without a store every call fails with errNoStore.
+func onStore[In any](spec tool.Spec, st *session.Store,
+	run func(ctx context.Context, c *tool.Call, st *session.Store, in In) (tool.Result, error)) *tool.Tool {
+	return tool.New(spec, func(ctx context.Context, c *tool.Call, in In) (tool.Result, error) {
+		if st == nil {
+			return tool.Failure(errNoStore.Error()), nil
+		}
+		return run(ctx, c, st, in)
+	})
 }
 
-// current returns the session the call runs in, open for writing.
-func (t tools) current(c *tool.Call) (*session.Session, error) {
-	st, err := t.store()
-	if err != nil {
-		return nil, err
+// onSession builds a session tool that works on the session a call runs
+// in: run gets it open for writing. A call that has no such session in
+// st fails, saying why.
+func onSession[In any](spec tool.Spec, st *session.Store,
+	run func(ctx context.Context, s *session.Session, in In) (tool.Result, error)) *tool.Tool {
+	return tool.New(spec, func(ctx context.Context, c *tool.Call, in In) (tool.Result, error) {
+		s, err := current(st, c)
+		if err != nil {
+			return tool.Failure(err.Error()), nil
+		}
+		return run(ctx, s, in)
+	})
+}
+
+// current returns the session of st that call c runs in, open for writing.
+func current(st *session.Store, c *tool.Call) (*session.Session, error) {
+	if st == nil {
+		return nil, errNoStore
 	}
 	if c.SessionID == "" {
 		return nil, fmt.Errorf("this call belongs to no session")

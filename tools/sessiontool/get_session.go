@@ -21,19 +21,14 @@ type GetSessionInput struct {
 // GetSession returns the get_session tool, which works on the sessions of st; a nil st
 // gives a tool that fails, saying it works only inside a wield session. It is read-only.
 func GetSession(st *session.Store) *tool.Tool {
-	t := tools{st}
-	return tool.New(tool.Spec{Name: "get_session", Description: getSessionDescription,
-		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true}}, t.getSession)
+	return onStore(tool.Spec{Name: "get_session", Description: getSessionDescription,
+		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true}}, st, getSession)
 }
 
 // maxTurnsShown bounds the turn listing; the oldest are summarised.
 const maxTurnsShown = 200
 
-func (t tools) getSession(_ context.Context, c *tool.Call, in GetSessionInput) (tool.Result, error) {
-	st, err := t.store()
-	if err != nil {
-		return tool.Failure(err.Error()), nil
-	}
+func getSession(_ context.Context, c *tool.Call, st *session.Store, in GetSessionInput) (tool.Result, error) {
 	id := in.SessionID
 	if id == "" {
 		id = c.SessionID
@@ -44,8 +39,11 @@ func (t tools) getSession(_ context.Context, c *tool.Call, in GetSessionInput) (
 	var state *session.State
 	if s, ok := st.Writer(id); ok {
 		state = s.State()
-	} else if state, err = st.Load(id); err != nil {
-		return tool.Failure(err.Error()), nil
+	} else {
+		var err error
+		if state, err = st.Load(id); err != nil {
+			return tool.Failure(err.Error()), nil
+		}
 	}
 	var b strings.Builder
 	h := state.Header

@@ -21,18 +21,13 @@ type WriteTodosInput struct {
 // WriteTodos returns the write_todos tool, which works on the sessions of st; a nil st
 // gives a tool that fails, saying it works only inside a wield session.
 func WriteTodos(st *session.Store) *tool.Tool {
-	t := tools{st}
-	return tool.New(tool.Spec{Name: "write_todos", Description: writeTodosDescription,
+	return onSession(tool.Spec{Name: "write_todos", Description: writeTodosDescription,
 		// The todo list is wield's own state, not the workspace: the tool
 		// counts as read-only for permissions.
-		Annotations: tool.Annotations{ReadOnly: true}}, t.writeTodos)
+		Annotations: tool.Annotations{ReadOnly: true}}, st, writeTodos)
 }
 
-func (t tools) writeTodos(_ context.Context, c *tool.Call, in WriteTodosInput) (tool.Result, error) {
-	s, err := t.current(c)
-	if err != nil {
-		return tool.Failure(err.Error()), nil
-	}
+func writeTodos(_ context.Context, s *session.Session, in WriteTodosInput) (tool.Result, error) {
 	if err := s.SetTodos(in.Todos); err != nil {
 		return tool.Failure(err.Error()), nil
 	}
