@@ -210,21 +210,11 @@ func (p *proc) setBackground() {
 func (p *proc) info() JobInfo {
 	info := JobInfo{
 		ID: p.id, Command: p.spec.command, Description: p.spec.desc, PID: p.pid,
-		StartedAt: p.started, OutputBytes: p.out.size(), Running: !p.isDone(),
+		StartedAt: p.started, OutputBytes: p.out.size(),
 	}
+	info.Running, info.DurationMs, info.Signal, info.ExitCode = p.state()
 	if len(info.Command) > 200 {
 		info.Command = strings.ToValidUTF8(info.Command[:200], "") + "…"
-	}
-	if info.Running {
-		info.DurationMs = time.Since(p.started).Milliseconds()
-		return info
-	}
-	e := p.end
-	info.DurationMs = e.duration.Milliseconds()
-	info.Signal = e.signal
-	if e.exitCode >= 0 {
-		code := e.exitCode
-		info.ExitCode = &code
 	}
 	return info
 }

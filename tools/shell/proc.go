@@ -252,6 +252,21 @@ func (p *proc) isDone() bool {
 	}
 }
 
+// state reports whether the command is still running and how long it has
+// run, or ran; once it has ended, also the signal that ended it and its
+// exit code (nil when a signal ended it).
+func (p *proc) state() (running bool, durationMs int64, signal string, exitCode *int) {
+	if !p.isDone() {
+		return true, time.Since(p.started).Milliseconds(), "", nil
+	}
+	e := p.end
+	if e.exitCode >= 0 {
+		code := e.exitCode
+		exitCode = &code
+	}
+	return false, e.duration.Milliseconds(), e.signal, exitCode
+}
+
 // detach stops progress events: after it returns, emit is not called.
 func (p *proc) detach() {
 	p.emitMu.Lock()

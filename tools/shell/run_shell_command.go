@@ -209,19 +209,12 @@ func (s *shell) data(p *proc, jobs *Jobs, spillPath string) RunData {
 	if p.isBackground() {
 		d.JobID = p.id
 	}
-	if !p.isDone() {
-		d.Running = true
-		d.DurationMs = time.Since(p.started).Milliseconds()
+	d.Running, d.DurationMs, d.Signal, d.ExitCode = p.state()
+	if d.Running {
 		d.PGID, d.Marker = p.pid, p.token
 		return d
 	}
 	e := p.end
-	d.DurationMs = e.duration.Milliseconds()
-	d.Signal = e.signal
-	if e.exitCode >= 0 {
-		code := e.exitCode
-		d.ExitCode = &code
-	}
 	d.Limit = e.reason.limit()
 	d.TimedOut = d.Limit != ""
 	d.Cancelled = e.reason == stopCancelled
