@@ -13,6 +13,9 @@ import (
 // statusHint is what an error status adds to the generic advice: where a
 // 404 went.
 func (p *Provider) statusHint(status int, model string) string {
+	if status == http.StatusNotFound && p.cfg.API == Responses {
+		return fmt.Sprintf("the model %q or the base URL is wrong, or the server does not speak the Responses API (the request went to %s; the base URL usually ends in /v1; compatible servers often speak only chat completions)", model, p.Endpoint())
+	}
 	if status == http.StatusNotFound {
 		return fmt.Sprintf("the model %q or the base URL is wrong (the request went to %s; the base URL usually ends in /v1)", model, p.Endpoint())
 	}

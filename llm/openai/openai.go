@@ -20,6 +20,33 @@ import (
 // DefaultBaseURL is the API root used when [Config.BaseURL] is empty.
 const DefaultBaseURL = "https://api.openai.com/v1"
 
+// An API is one of the two OpenAI APIs a [Provider] can speak.
+type API int
+
+// The APIs. The zero value is chat completions, which every
+// OpenAI-compatible server speaks.
+const (
+	// ChatCompletions is POST {BaseURL}/chat/completions, spoken by OpenAI
+	// and by Ollama, vLLM, LM Studio, OpenRouter and the other compatible
+	// servers.
+	ChatCompletions API = iota
+	// Responses is POST {BaseURL}/responses, OpenAI's newer API, which
+	// keeps a reasoning model's reasoning between rounds (see the package
+	// documentation).
+	Responses
+)
+
+// String returns "chat completions" or "responses".
+func (a API) String() string {
+	switch a {
+	case ChatCompletions:
+		return "chat completions"
+	case Responses:
+		return "responses"
+	}
+	return fmt.Sprintf("API(%d)", int(a))
+}
+
 // The defaults for zero [Config] fields.
 const (
 	DefaultTimeout      = 10 * time.Minute
@@ -31,8 +58,11 @@ const (
 // Config configures a [Provider]. Its zero value talks to OpenAI with the key
 // in OPENAI_API_KEY and the documented defaults.
 type Config struct {
-	// BaseURL is the API root that "/chat/completions" is appended to, such
-	// as "http://localhost:11434/v1" for Ollama. Empty means
+	// API selects the API: [ChatCompletions] (the zero value) or
+	// [Responses].
+	API API
+	// BaseURL is the API root that "/chat/completions" (or "/responses")
+	// is appended to, such as "http://localhost:11434/v1" for Ollama. Empty means
 	// [DefaultBaseURL]. The OPENAI_BASE_URL variable is not read: callers
 	// that honour it pass it here.
 	BaseURL string
@@ -70,6 +100,25 @@ type Config struct {
 	// false). Events are then delivered after the reply arrived. It serves
 	// servers that cannot stream tool calls.
 	NoStream bool
+	// ReasoningEffort asks a reasoning model to think less or more:
+	// "minimal", "low", "medium", "high" and so on, as the model accepts.
+	// It is sent as reasoning.effort to the Responses API and as
+	// reasoning_effort to chat completions. Empty sends nothing: the
+	// model's default.
+	ReasoningEffort string
+	// ReasoningSummary asks the Responses API for a summary of the
+	// reasoning ("auto", "concise" or "detailed"), delivered as
+	// [llm.EventReasoning] and kept in the [llm.Thinking] blocks. Empty
+	// asks for none. Chat completions ignore it.
+	ReasoningSummary string
+	// PreviousResponseID makes the Responses API keep the conversation on
+	// OpenAI's servers: responses are stored ("store": true), and a request
+	// whose last assistant message came from a stored response of this
+	// package sends only the items after it, with previous_response_id.
+	// Off by default: each request carries the whole conversation, with
+	// the encrypted reasoning, and nothing is stored. Chat completions
+	// ignore it.
+	PreviousResponseID bool
 	// HTTPClient sends the requests. Nil means a client on
 	// [http.DefaultTransport]. Its Timeout, if set, bounds whole streams;
 	// prefer [Config.Timeout].
@@ -82,7 +131,7 @@ type Config struct {
 // servers that speak it. It is safe for concurrent use.
 type Provider struct {
 	cfg      Config
-	endpoint *url.URL // BaseURL + /chat/completions
+	endpoint *url.URL // BaseURL + /chat/completions or /responses
 	wire     *wire.Client
 	// openAI reports whether the endpoint is OpenAI's own, which wants
 	// max_completion_tokens instead of max_tokens.
@@ -122,8 +171,16 @@ func New(cfg Config) (*Provider, error) {
 	if base.Scheme != "http" && base.Scheme != "https" || base.Host == "" {
 		return nil, fmt.Errorf("openai: base URL %q is not an http or https URL such as %s or http://localhost:11434/v1", cfg.BaseURL, DefaultBaseURL)
 	}
+	path := "/chat/completions"
+	switch cfg.API {
+	case ChatCompletions:
+	case Responses:
+		path = "/responses"
+	default:
+		return nil, fmt.Errorf("openai: unknown API %d; use openai.ChatCompletions or openai.Responses", int(cfg.API))
+	}
 	endpoint := *base
-	endpoint.Path = strings.TrimSuffix(endpoint.Path, "/") + "/chat/completions"
+	endpoint.Path = strings.TrimSuffix(endpoint.Path, "/") + path
 	endpoint.RawPath = ""
 	p := &Provider{cfg: cfg, endpoint: &endpoint, openAI: strings.EqualFold(base.Hostname(), "api.openai.com")}
 	p.wire = &wire.Client{HTTP: cfg.HTTPClient, Endpoint: endpoint.Redacted(), Key: cfg.APIKey, KeyVar: "OPENAI_API_KEY",
@@ -135,13 +192,17 @@ func New(cfg Config) (*Provider, error) {
 // redacted.
 func (p *Provider) Endpoint() string { return p.endpoint.Redacted() }
 
-// Stream sends req to the chat completions endpoint and assembles the reply;
+// Stream sends req to the endpoint of the configured API and assembles the reply;
 // see [llm.Provider]. Failed attempts are retried as [Config] describes.
 // Errors are an [*llm.APIError] when the endpoint failed or could not be
 // reached, wrap [llm.ErrProtocol] when its reply broke the protocol, and
 // are ctx.Err() when ctx ended first.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request, handle func(llm.Event)) (*llm.Response, error) {
-	c, err := p.buildRequest(req)
+	build := p.buildRequest
+	if p.cfg.API == Responses {
+		build = p.buildResponsesRequest
+	}
+	c, err := build(req)
 	if err != nil {
 		return nil, err
 	}
@@ -176,12 +237,26 @@ func (p *Provider) attempt(ctx context.Context, c *call, handle func(llm.Event))
 	r := reply.Body
 	mediaType, _, _ := mime.ParseMediaType(reply.Response.Header.Get("Content-Type"))
 	var resp *llm.Response
-	if mediaType == "application/json" || p.cfg.NoStream && mediaType != "text/event-stream" || wire.StartsJSON(r) {
+	whole := mediaType == "application/json" || p.cfg.NoStream && mediaType != "text/event-stream" || wire.StartsJSON(r)
+	switch {
+	case p.cfg.API == Responses && whole:
+		resp, err = readResponsesWhole(r, c.names, handle)
+	case p.cfg.API == Responses:
+		resp, err = readResponsesStream(r, c.names, handle)
+	case whole:
 		resp, err = readResponse(r, c.names, handle)
-	} else {
+	default:
 		resp, err = readStream(r, c.names, handle)
 	}
+	if err == nil && p.cfg.API == Responses && p.cfg.PreviousResponseID && resp.ID != "" {
+		// Remember the stored response, so the next request can name it.
+		resp.Message.Thinking = append(resp.Message.Thinking, llm.Thinking{Provider: providerName, ID: resp.ID, Signature: ResponseMarker})
+	}
 	if err != nil {
+		if errors.Is(err, errNoEvents) && p.cfg.API == Responses {
+			return nil, fmt.Errorf("%w: %s answered with no stream events (Content-Type %q); does it speak OpenAI's Responses API? Compatible servers often speak only chat completions",
+				llm.ErrProtocol, p.Endpoint(), reply.Response.Header.Get("Content-Type"))
+		}
 		if errors.Is(err, errNoEvents) {
 			return nil, fmt.Errorf("%w: %s answered with no stream events (Content-Type %q); is that an OpenAI-compatible API?",
 				llm.ErrProtocol, p.Endpoint(), reply.Response.Header.Get("Content-Type"))

@@ -90,6 +90,9 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	if req.Temperature != nil {
 		params.Temperature = param.NewOpt(*req.Temperature)
 	}
+	if p.cfg.ReasoningEffort != "" {
+		params.ReasoningEffort = shared.ReasoningEffort(p.cfg.ReasoningEffort)
+	}
 	if p.cfg.NoStream {
 		params.SetExtraFields(map[string]any{"stream": false})
 	} else {

@@ -1,0 +1,184 @@
+package openai
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/schema"
+)
+
+// providerName is the [llm.Thinking] Provider of the blocks this package
+// makes and sends back.
+const providerName = "openai"
+
+// ResponseMarker is the Signature of the [llm.Thinking] block that records
+// which stored response an assistant message came from, with the
+// response's id in the block's ID. Only [Config.PreviousResponseID] adds
+// and reads such blocks.
+const ResponseMarker = "openai.response"
+
+// buildResponsesRequest returns the call for req in the Responses API.
+func (p *Provider) buildResponsesRequest(req *llm.Request) (*call, error) {
+	model := cmp.Or(req.Model, p.cfg.Model)
+	if model == "" {
+		return nil, errors.New("openai: no model named; set the model (for example gpt-5-mini)")
+	}
+	names := &nameMap{}
+	params := responses.ResponseNewParams{
+		Model:   shared.ResponsesModel(model),
+		Store:   param.NewOpt(p.cfg.PreviousResponseID),
+		Include: []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent},
+	}
+	for i, t := range req.Tools {
+		wire, err := names.wire(t.Name)
+		if err != nil {
+			return nil, fmt.Errorf("openai: %w", err)
+		}
+		fn := responses.FunctionToolParam{Name: wire, Strict: param.NewOpt(false),
+			Parameters: map[string]any{"type": "object", "properties": map[string]any{}}}
+		if t.Description != "" {
+			fn.Description = param.NewOpt(t.Description)
+		}
+		if len(bytes.TrimSpace(t.InputSchema)) > 0 {
+			raw, _, err := schema.OpenAI(t.InputSchema, false)
+			if err != nil {
+				return nil, fmt.Errorf("openai: tool %d (%s): input schema: %w", i+1, t.Name, err)
+			}
+			fn.Parameters = nil
+			if err := json.Unmarshal(raw, &fn.Parameters); err != nil {
+				return nil, fmt.Errorf("openai: tool %d (%s): input schema: %w", i+1, t.Name, err)
+			}
+		}
+		params.Tools = append(params.Tools, responses.ToolUnionParam{OfFunction: &fn})
+	}
+
+	msgs := req.Messages
+	var system []string
+	for len(msgs) > 0 && msgs[0].Role == llm.RoleSystem {
+		system = append(system, msgs[0].Content)
+		msgs = msgs[1:]
+	}
+	if len(system) > 0 {
+		params.Instructions = param.NewOpt(strings.Join(system, "\n\n"))
+	}
+	first := len(req.Messages) - len(msgs) // the number of the first message sent, less one
+	if p.cfg.PreviousResponseID {
+		if i, id := storedResponse(msgs); id != "" {
+			params.PreviousResponseID = param.NewOpt(id)
+			msgs = msgs[i+1:]
+			first += i + 1
+		}
+	}
+	var items responses.ResponseInputParam
+	for i, m := range msgs {
+		var err error
+		if items, err = inputItems(items, m, names); err != nil {
+			return nil, fmt.Errorf("openai: message %d: %w", first+i+1, err)
+		}
+	}
+	params.Input.OfInputItemList = items
+	if params.Input.OfInputItemList == nil {
+		params.Input.OfInputItemList = responses.ResponseInputParam{}
+	}
+
+	if req.MaxTokens > 0 {
+		params.MaxOutputTokens = param.NewOpt(int64(req.MaxTokens))
+	}
+	if req.Temperature != nil {
+		params.Temperature = param.NewOpt(*req.Temperature)
+	}
+	if p.cfg.ReasoningEffort != "" {
+		params.Reasoning.Effort = shared.ReasoningEffort(p.cfg.ReasoningEffort)
+	}
+	if p.cfg.ReasoningSummary != "" {
+		params.Reasoning.Summary = shared.ReasoningSummary(p.cfg.ReasoningSummary)
+	}
+	params.SetExtraFields(map[string]any{"stream": !p.cfg.NoStream})
+	body, err := json.Marshal(params)
+	if err != nil {
+		return nil, fmt.Errorf("openai: encode request: %w", err)
+	}
+	return &call{body: body, names: names, model: model}, nil
+}
+
+// storedResponse returns the index of the last assistant message in msgs
+// and the id of the stored response it came from, or "" when it came from
+// none.
+func storedResponse(msgs []llm.Message) (int, string) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != llm.RoleAssistant {
+			continue
+		}
+		for _, t := range msgs[i].Thinking {
+			if t.Provider == providerName && t.Signature == ResponseMarker && t.ID != "" {
+				return i, t.ID
+			}
+		}
+		return i, ""
+	}
+	return -1, ""
+}
+
+// inputItems appends the input items for one wield message to items.
+func inputItems(items responses.ResponseInputParam, m llm.Message, names *nameMap) (responses.ResponseInputParam, error) {
+	switch m.Role {
+	case llm.RoleSystem:
+		return append(items, responses.ResponseInputItemParamOfMessage(m.Content, responses.EasyInputMessageRoleSystem)), nil
+	case llm.RoleUser:
+		return append(items, responses.ResponseInputItemParamOfMessage(m.Content, responses.EasyInputMessageRoleUser)), nil
+	case llm.RoleTool:
+		if m.ToolCallID == "" {
+			return nil, errors.New("a tool result has no tool call id")
+		}
+		out := responses.ResponseInputItemParamOfFunctionCallOutput(m.Content)
+		out.OfFunctionCallOutput.CallID = param.NewOpt(m.ToolCallID)
+		return append(items, out), nil
+	case llm.RoleAssistant:
+		n := len(items)
+		for _, t := range m.Thinking {
+			if t.Provider != providerName || t.Signature == ResponseMarker {
+				continue
+			}
+			if t.ID == "" {
+				return nil, errors.New("an OpenAI reasoning block has no id")
+			}
+			r := &responses.ResponseReasoningItemParam{ID: t.ID, Summary: []responses.ResponseReasoningItemSummaryParam{}}
+			if t.Text != "" {
+				r.Summary = append(r.Summary, responses.ResponseReasoningItemSummaryParam{Text: t.Text})
+			}
+			if t.Redacted != "" {
+				r.EncryptedContent = param.NewOpt(t.Redacted)
+			}
+			items = append(items, responses.ResponseInputItemUnionParam{OfReasoning: r})
+		}
+		if m.Content != "" || len(m.ToolCalls) == 0 && len(items) == n {
+			items = append(items, responses.ResponseInputItemParamOfMessage(m.Content, responses.EasyInputMessageRoleAssistant))
+		}
+		for _, c := range m.ToolCalls {
+			if c.ID == "" {
+				return nil, fmt.Errorf("the call to %s has no id", c.Name)
+			}
+			wire, err := names.wire(c.Name)
+			if err != nil {
+				return nil, err
+			}
+			args := string(bytes.TrimSpace(c.Arguments))
+			if args == "" || args == "null" {
+				args = "{}"
+			}
+			items = append(items, responses.ResponseInputItemParamOfFunctionCall(args, c.ID, wire))
+		}
+		return items, nil
+	default:
+		return nil, fmt.Errorf("unknown role %q", m.Role)
+	}
+}
