@@ -75,3 +75,30 @@ func TestDiffGivesUp(t *testing.T) {
 		t.Errorf("+%d -%d, want the whole block replaced", added, del)
 	}
 }
+
+func TestCommonAffix(t *testing.T) {
+	tests := []struct {
+		a, b     string
+		pre, suf int
+	}{
+		{"", "", 0, 0},
+		{"abc", "abc", 3, 0},
+		{"abc", "", 0, 0},
+		{"abXc", "abYc", 2, 1},
+		{"xab", "yab", 0, 2},
+		// The suffix is looked for only after the prefix: "aa" and "a"
+		// share one byte, not two.
+		{"aa", "a", 1, 0},
+		{"aba", "a", 1, 0},
+		{"abcab", "ab", 2, 0},
+	}
+	for _, tt := range tests {
+		pre, suf := commonAffix(len(tt.a), len(tt.b), func(i, j int) bool { return tt.a[i] == tt.b[j] })
+		if pre != tt.pre || suf != tt.suf {
+			t.Errorf("commonAffix(%q, %q) = %d, %d; want %d, %d", tt.a, tt.b, pre, suf, tt.pre, tt.suf)
+		}
+		if pre+suf > min(len(tt.a), len(tt.b)) {
+			t.Errorf("commonAffix(%q, %q): prefix and suffix overlap", tt.a, tt.b)
+		}
+	}
+}
