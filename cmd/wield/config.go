@@ -7,13 +7,15 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/wieldhq/wield/llm/catalog"
 	"github.com/wieldhq/wield/workspace"
 )
 
 // runConfig is what `wield run` and `wield chat` need to reach a model.
 // Sources, strongest first: flags, the environment (WIELD_MODEL,
 // OPENAI_BASE_URL, OPENAI_API_KEY), the workspace's .wield/config.json, the
-// user's ~/.config/wield/config.json.
+// user's ~/.config/wield/config.json. BaseURL and APIKey outside the flag
+// are OpenAI settings; [chooseModel] says where each applies.
 type runConfig struct {
 	Model        string   `json:"model,omitempty"`
 	BaseURL      string   `json:"base_url,omitempty"`
@@ -24,6 +26,9 @@ type runConfig struct {
 	// ExpireToolResults replaces, in prompts, tool results older than this
 	// many tasks with a short note; zero keeps them all.
 	ExpireToolResults int `json:"expire_tool_results,omitempty"`
+	// Catalog adds providers and models to the built-in catalogue or
+	// overrides them (prices, windows, base URLs); see `wield models`.
+	Catalog *catalog.File `json:"catalog,omitempty"`
 }
 
 // merge fills the zero fields of c from o.
@@ -48,6 +53,9 @@ func (c *runConfig) merge(o runConfig) {
 	}
 	if c.ExpireToolResults == 0 {
 		c.ExpireToolResults = o.ExpireToolResults
+	}
+	if c.Catalog == nil {
+		c.Catalog = o.Catalog
 	}
 }
 
@@ -87,19 +95,24 @@ func readConfigFile(path string) (runConfig, error) {
 // noModelHelp says how to configure a model.
 const noModelHelp = `no model configured. Choose one of:
 
-  an OpenAI-compatible endpoint:
-    export WIELD_MODEL=gpt-4.1-mini OPENAI_API_KEY=sk-...
+  Claude, Gemini or OpenAI, with the provider's usual key:
+    export WIELD_MODEL=anthropic:claude-sonnet-4-5 ANTHROPIC_API_KEY=...
+    export WIELD_MODEL=gemini:gemini-2.5-pro GEMINI_API_KEY=...
+    export WIELD_MODEL=openai:gpt-5 OPENAI_API_KEY=sk-...
 
   a local model with Ollama (https://ollama.com):
     ollama pull qwen3
-    export WIELD_MODEL=qwen3 OPENAI_BASE_URL=http://127.0.0.1:11434/v1
+    export WIELD_MODEL=ollama:qwen3
 
-  or the same keys in .wield/config.json of the workspace, or in
+  any OpenAI-compatible endpoint:
+    export WIELD_MODEL=my-model OPENAI_BASE_URL=http://127.0.0.1:8080/v1
+
+  or the same in .wield/config.json of the workspace, or in
   ~/.config/wield/config.json:
-    {"model": "qwen3", "base_url": "http://127.0.0.1:11434/v1"}
+    {"model": "ollama:qwen3"}
 
-  Flags --model and --base-url override all of these; --replay FILE plays a
-  scripted model instead.`
+  Flags --model and --base-url override all of these; wield models lists the
+  models and providers wield knows; --replay FILE plays a scripted model.`
 
 // helpError is an error whose text is a paragraph of help.
 type helpError string

@@ -35,6 +35,10 @@ type globals struct {
 	stdout, stderr io.Writer
 }
 
+// noColor reports whether the user asked for output without colour or
+// styles (https://no-color.org).
+func (g *globals) noColor() bool { return os.Getenv("NO_COLOR") != "" }
+
 func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, *globals) {
 	g := &globals{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := &cobra.Command{
@@ -75,6 +79,7 @@ See also: wield help run, wield help session.`,
 		newMCPCommand(g),
 		newSessionCommand(g),
 		newToolsCommand(g),
+		newModelsCommand(g),
 		newVersionCommand(g),
 	)
 	return root, g

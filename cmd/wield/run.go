@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -28,6 +30,7 @@ type runFlags struct {
 	cfg       runConfig
 	tools     string
 	replay    string
+	record    string
 	sessionID string
 	newSess   bool
 	json      bool
@@ -37,12 +40,13 @@ type runFlags struct {
 
 func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.cfg.Model, "model", "", "model `name` (default: $WIELD_MODEL or the config files)")
-	fl.StringVar(&f.cfg.BaseURL, "base-url", "", "OpenAI-compatible endpoint `URL` (default: $OPENAI_BASE_URL or OpenAI)")
+	fl.StringVar(&f.cfg.Model, "model", "", "`provider:model` (anthropic:claude-sonnet-4-5, gemini:gemini-2.5-pro, openai:gpt-5, ollama:qwen3) or a name wield models lists (default: $WIELD_MODEL or the config files)")
+	fl.StringVar(&f.cfg.BaseURL, "base-url", "", "send the model's requests to this `URL` (a proxy, a gateway, a local server) instead of the provider's")
 	fl.IntVar(&f.cfg.MaxRounds, "max-rounds", 0, "stop after `N` model calls (default 10)")
 	fl.IntVar(&f.cfg.ExpireToolResults, "expire-results", 0, "in prompts, replace tool results older than `N` tasks with a short note (default 0: keep all; the session keeps them anyway)")
 	fl.StringVar(&f.tools, "tools", "", "comma-separated `list` of tools to offer (default: all; 'prefix*' matches a family)")
 	fl.StringVar(&f.replay, "replay", "", "play the scripted model in this JSON Lines `file` instead of calling one")
+	fl.StringVar(&f.record, "record", "", "append every model response to this JSON Lines `file`, a script --replay plays back offline")
 	fl.StringVar(&f.sessionID, "session", "", "continue the session with this `id` (with --new: start it)")
 	fl.BoolVar(&f.newSess, "new", false, "start a new session (the default without --session)")
 	fl.BoolVar(&f.json, "json", false, "print the run's events as JSON lines on stdout")
@@ -54,7 +58,11 @@ func (f *runFlags) register(cmd *cobra.Command) {
 type runEnv struct {
 	agent   *agent.Agent
 	session agent.Session
-	close   func() error
+	// model is the model as "provider:model"; priced says whether the
+	// catalogue knows its prices.
+	model  string
+	priced bool
+	close  func() error
 }
 
 func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEvent func(agent.Event)) (*runEnv, error) {
@@ -67,17 +75,38 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		return nil, &exitError{exitUsage, err}
 	}
 	var provider llm.Provider
+	modelName, priced := "replay", false
 	if f.replay != "" {
 		if provider, err = replay.Load(f.replay); err != nil {
 			return nil, &exitError{exitUsage, err}
 		}
+		cfg.Model = cmp.Or(cfg.Model, "replay")
 	} else {
 		if cfg.Model == "" {
 			return nil, &exitError{exitUsage, helpError(noModelHelp)}
 		}
-		if provider, err = newProvider(cfg, g); err != nil {
+		cat, err := catalogFor(cfg)
+		if err != nil {
 			return nil, &exitError{exitUsage, err}
 		}
+		mc, err := chooseModel(cfg, f.cfg.BaseURL, cat, os.Getenv)
+		if err != nil {
+			return nil, &exitError{exitUsage, err}
+		}
+		metered, err := newProvider(mc, g)
+		if err != nil {
+			return nil, &exitError{exitUsage, err}
+		}
+		provider, cfg.Model, modelName, priced = metered, mc.Model, mc.String(), metered.Known()
+	}
+	closeRecord := func() error { return nil }
+	if f.record != "" {
+		rec, err := os.OpenFile(f.record, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, &exitError{exitUsage, fmt.Errorf("--record: %w", err)}
+		}
+		closeRecord = rec.Close
+		provider = replay.Record(provider, rec)
 	}
 	root, err := os.OpenRoot(ws)
 	if err != nil {
@@ -117,13 +146,17 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	if err != nil {
 		g.logger().Warn("project instructions", "err", err)
 	}
-	sess, err := g.openSession(ctx, store, f, cfg, task)
+	sess, err := g.openSession(ctx, store, f, modelName, task)
 	if err != nil {
 		root.Close()
 		return nil, err
 	}
 	if !f.json && isTerminal(g.stderr) {
-		fmt.Fprintf(g.stderr, "\033[2msession %s\033[0m\n", sess.ID())
+		if g.noColor() {
+			fmt.Fprintf(g.stderr, "session %s (%s)\n", sess.ID(), modelName)
+		} else {
+			fmt.Fprintf(g.stderr, "\033[2msession %s (%s)\033[0m\n", sess.ID(), modelName)
+		}
 	}
 	runnerOptions := tool.RunnerOptions{Logger: g.logger(), Gate: pol}
 	if approver != nil { // a person is at the terminal
@@ -148,14 +181,14 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		root.Close()
 		return nil, err
 	}
-	return &runEnv{agent: a, session: sess, close: func() error {
-		return errors.Join(sess.Close(), root.Close())
+	return &runEnv{agent: a, session: sess, model: modelName, priced: priced, close: func() error {
+		return errors.Join(sess.Close(), root.Close(), closeRecord())
 	}}, nil
 }
 
 // openSession returns the session a run works in: the one named with
 // --session, or a new one. It is journaled in the workspace's store.
-func (g *globals) openSession(_ context.Context, st *session.Store, f *runFlags, cfg runConfig, task string) (*session.Session, error) {
+func (g *globals) openSession(_ context.Context, st *session.Store, f *runFlags, model, task string) (*session.Session, error) {
 	if f.sessionID != "" && !f.newSess {
 		s, err := st.Open(f.sessionID)
 		if errors.Is(err, session.ErrNotFound) {
@@ -172,7 +205,7 @@ func (g *globals) openSession(_ context.Context, st *session.Store, f *runFlags,
 	default:
 		return nil, &exitError{exitUsage, fmt.Errorf("--context %q: use inline or references", f.context)}
 	}
-	s, err := st.Create(session.Header{ID: f.sessionID, Agent: "wield", Model: cfg.Model, Purpose: oneLine(task, 120), ContextMode: f.context})
+	s, err := st.Create(session.Header{ID: f.sessionID, Agent: "wield", Model: model, Purpose: oneLine(task, 120), ContextMode: f.context})
 	if err != nil {
 		return nil, &exitError{exitUsage, err}
 	}
@@ -247,6 +280,7 @@ See also: wield chat, wield tools.`,
 				return err
 			}
 			defer env.close()
+			out.model, out.priced = env.model, env.priced
 			outcome, err := env.agent.Run(cmd.Context(), env.session, task)
 			out.finish(outcome)
 			if err != nil {
@@ -279,6 +313,7 @@ See also: wield run.`,
 				return err
 			}
 			defer env.close()
+			out.model, out.priced = env.model, env.priced
 			sc := bufio.NewScanner(g.stdin)
 			sc.Buffer(nil, 1<<20)
 			for {
@@ -330,6 +365,10 @@ type runPrinter struct {
 	interactive bool
 	enc         *json.Encoder
 	wroteText   bool
+	// model names the model ("provider:model") in the usage line; priced
+	// says whether its cost is known.
+	model  string
+	priced bool
 
 	mu       sync.Mutex // events come from the loop and from parallel tools
 	spinMu   sync.Mutex // guards spinner and spinDone
@@ -352,7 +391,7 @@ func (p *runPrinter) spin(round int) {
 		start := time.Now()
 		for i := 0; ; i++ {
 			p.mu.Lock()
-			fmt.Fprintf(p.g.stderr, "\r\033[2m%c thinking (round %d, %.0fs)\033[0m\033[K", frames[i%len(frames)], round, time.Since(start).Seconds())
+			fmt.Fprintf(p.g.stderr, "\r%s%c thinking (round %d, %.0fs)%s\033[K", p.dim(), frames[i%len(frames)], round, time.Since(start).Seconds(), p.undim())
 			p.mu.Unlock()
 			select {
 			case <-stop:
@@ -378,6 +417,21 @@ func (p *runPrinter) stopSpin() {
 		close(stop)
 		<-done
 	}
+}
+
+// dim and undim bracket secondary text on a terminal that takes colour.
+func (p *runPrinter) dim() string {
+	if !p.interactive || p.g.noColor() {
+		return ""
+	}
+	return "\033[2m"
+}
+
+func (p *runPrinter) undim() string {
+	if p.dim() == "" {
+		return ""
+	}
+	return "\033[0m"
 }
 
 func newRunPrinter(g *globals, asJSON bool) *runPrinter {
@@ -420,7 +474,7 @@ func (p *runPrinter) event(e agent.Event) {
 		p.wroteText = true
 	case agent.EventToolStarted:
 		if p.interactive {
-			fmt.Fprintf(p.g.stderr, "\r\033[2m… %s\033[0m\n", e.Call.Tool)
+			fmt.Fprintf(p.g.stderr, "\r%s… %s%s\n", p.dim(), e.Call.Tool, p.undim())
 		}
 	case agent.EventToolFinished:
 		if p.interactive {
@@ -428,7 +482,7 @@ func (p *runPrinter) event(e agent.Event) {
 			if e.Call.Result != nil && !e.Call.Result.Success {
 				mark = "✗"
 			}
-			fmt.Fprintf(p.g.stderr, "\033[2m%s %s %v\033[0m\n", mark, e.Call.Tool, e.Call.Duration.Round(time.Millisecond/10))
+			fmt.Fprintf(p.g.stderr, "%s%s %s %v%s\n", p.dim(), mark, e.Call.Tool, e.Call.Duration.Round(time.Millisecond/10), p.undim())
 		}
 	}
 }
@@ -449,4 +503,48 @@ func (p *runPrinter) finish(o *agent.Outcome) {
 	if o.Reason != agent.StopAnswer && o.Note != "" {
 		fmt.Fprintf(p.g.stderr, "wield: %s\n", o.Note)
 	}
+	if line := usageLine(o, p.model, p.priced); line != "" {
+		fmt.Fprintf(p.g.stderr, "%s%s%s\n", p.dim(), line, p.undim())
+	}
+}
+
+// usageLine sums up what a run used: rounds, tokens and, when the model's
+// prices are known, the cost. It is empty when no tokens were counted.
+func usageLine(o *agent.Outcome, model string, priced bool) string {
+	u := o.Usage
+	if u.InputTokens+u.OutputTokens == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d %s, %s tokens in", model, o.Rounds, plural(o.Rounds, "round", "rounds"), thousands(u.InputTokens))
+	if u.CachedTokens > 0 || u.CacheWriteTokens > 0 {
+		fmt.Fprintf(&b, " (%s cached", thousands(u.CachedTokens))
+		if u.CacheWriteTokens > 0 {
+			fmt.Fprintf(&b, ", %s written to the cache", thousands(u.CacheWriteTokens))
+		}
+		b.WriteString(")")
+	}
+	fmt.Fprintf(&b, ", %s out", thousands(u.OutputTokens))
+	if priced {
+		fmt.Fprintf(&b, ", $%.4f", u.Cost)
+	} else {
+		b.WriteString(", cost unknown (no prices for this model; see wield models)")
+	}
+	return b.String()
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
