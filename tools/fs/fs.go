@@ -76,17 +76,15 @@ func Tools(cfg Config) []*tool.Tool {
 	}
 }
 
-// newTool builds one file tool: spec, with its description written from
-// doc for cfg, calling run with the workspace of each call. A call without
-// a workspace fails with noWorkspace and run is not called.
-func newTool[In any](cfg Config, spec tool.Spec, doc string,
-	run func(ctx context.Context, c *tool.Call, w *workspace, in In) (tool.Result, error)) *tool.Tool {
-	spec.Description = describe(spec.Name, doc, cfg)
-	return tool.New(spec, func(ctx context.Context, c *tool.Call, in In) (tool.Result, error) {
+// inWorkspace adapts run, the work of a file tool, to a tool function that
+// gives run the workspace of each call. A call without a workspace fails
+// with noWorkspace, and run is not called.
+func inWorkspace[In any](run func(ctx context.Context, c *tool.Call, w *workspace, in In) (tool.Result, error)) func(context.Context, *tool.Call, In) (tool.Result, error) {
+	return func(ctx context.Context, c *tool.Call, in In) (tool.Result, error) {
 		w, ok := openWorkspace(c)
 		if !ok {
 			return noWorkspace, nil
 		}
 		return run(ctx, c, w, in)
-	})
+	}
 }

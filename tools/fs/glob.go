@@ -43,11 +43,12 @@ type GlobData struct {
 // NewGlob returns the glob tool.
 func NewGlob(cfg Config) *tool.Tool {
 	g := globber{cfg: cfg.withDefaults()}
-	return newTool(g.cfg, tool.Spec{
+	return tool.New(tool.Spec{
 		Name:         "glob",
+		Description:  describe("glob", globDescription, g.cfg),
 		OutputSchema: tool.SchemaOf[GlobData](),
 		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},
-	}, globDescription, g.glob)
+	}, inWorkspace(g.glob))
 }
 
 type globber struct{ cfg Config }

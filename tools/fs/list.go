@@ -48,11 +48,12 @@ type ListEntry struct {
 // NewList returns the list_directory tool.
 func NewList(cfg Config) *tool.Tool {
 	l := lister{cfg: cfg.withDefaults()}
-	return newTool(l.cfg, tool.Spec{
+	return tool.New(tool.Spec{
 		Name:         "list_directory",
+		Description:  describe("list_directory", listDescription, l.cfg),
 		OutputSchema: tool.SchemaOf[ListData](),
 		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},
-	}, listDescription, l.list)
+	}, inWorkspace(l.list))
 }
 
 type lister struct{ cfg Config }

@@ -66,10 +66,11 @@ type FileData struct {
 // NewRead returns the read_file tool.
 func NewRead(cfg Config) *tool.Tool {
 	r := reader{cfg: cfg.withDefaults()}
-	return newTool(r.cfg, tool.Spec{
+	return tool.New(tool.Spec{
 		Name:        "read_file",
+		Description: describe("read_file", readDescription, r.cfg),
 		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true},
-	}, readDescription, r.read)
+	}, inWorkspace(r.read))
 }
 
 type reader struct{ cfg Config }

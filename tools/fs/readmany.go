@@ -75,10 +75,11 @@ type SkippedFile struct {
 // NewReadMany returns the read_many_files tool.
 func NewReadMany(cfg Config) *tool.Tool {
 	r := manyReader{cfg: cfg.withDefaults()}
-	return newTool(r.cfg, tool.Spec{
+	return tool.New(tool.Spec{
 		Name:        "read_many_files",
+		Description: describe("read_many_files", readManyDescription, r.cfg),
 		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true},
-	}, readManyDescription, r.read)
+	}, inWorkspace(r.read))
 }
 
 type manyReader struct{ cfg Config }

@@ -45,11 +45,12 @@ type ReplaceData struct {
 // NewReplace returns the replace tool.
 func NewReplace(cfg Config) *tool.Tool {
 	r := replacer{cfg: cfg.withDefaults()}
-	return newTool(r.cfg, tool.Spec{
+	return tool.New(tool.Spec{
 		Name:         "replace",
+		Description:  describe("replace", replaceDescription, r.cfg),
 		OutputSchema: tool.SchemaOf[ReplaceData](),
 		Annotations:  tool.Annotations{Destructive: true},
-	}, replaceDescription, r.replace)
+	}, inWorkspace(r.replace))
 }
 
 type replacer struct{ cfg Config }

@@ -65,11 +65,12 @@ type SearchMatch struct {
 // NewSearch returns the search_file_content tool.
 func NewSearch(cfg Config) *tool.Tool {
 	s := searcher{cfg: cfg.withDefaults()}
-	return newTool(s.cfg, tool.Spec{
+	return tool.New(tool.Spec{
 		Name:         "search_file_content",
+		Description:  describe("search_file_content", searchDescription, s.cfg),
 		OutputSchema: tool.SchemaOf[SearchData](),
 		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},
-	}, searchDescription, s.search)
+	}, inWorkspace(s.search))
 }
 
 type searcher struct{ cfg Config }

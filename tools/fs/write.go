@@ -34,11 +34,12 @@ type WriteData struct {
 // NewWrite returns the write_file tool.
 func NewWrite(cfg Config) *tool.Tool {
 	wr := writer{cfg: cfg.withDefaults()}
-	return newTool(wr.cfg, tool.Spec{
+	return tool.New(tool.Spec{
 		Name:         "write_file",
+		Description:  describe("write_file", writeDescription, wr.cfg),
 		OutputSchema: tool.SchemaOf[WriteData](),
 		Annotations:  tool.Annotations{Destructive: true},
-	}, writeDescription, wr.write)
+	}, inWorkspace(wr.write))
 }
 
 type writer struct{ cfg Config }

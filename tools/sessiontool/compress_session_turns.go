@@ -22,7 +22,7 @@ type CompressSessionTurnsInput struct {
 // CompressSessionTurns returns the compress_session_turns tool, which works on the sessions of st; a nil st
 // gives a tool that fails, saying it works only inside a wield session.
 func CompressSessionTurns(st *session.Store) *tool.Tool {
-	return onSession(tool.Spec{Name: "compress_session_turns", Description: compressSessionTurnsDescription}, st, compressSessionTurns)
+	return tool.New(tool.Spec{Name: "compress_session_turns", Description: compressSessionTurnsDescription}, onSession(st, compressSessionTurns))
 }
 
 func compressSessionTurns(_ context.Context, s *session.Session, in CompressSessionTurnsInput) (tool.Result, error) {

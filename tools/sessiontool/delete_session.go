@@ -20,8 +20,8 @@ type DeleteSessionInput struct {
 // DeleteSession returns the delete_session tool, which works on the sessions of st; a nil st
 // gives a tool that fails, saying it works only inside a wield session. It is destructive.
 func DeleteSession(st *session.Store) *tool.Tool {
-	return onStore(tool.Spec{Name: "delete_session", Description: deleteSessionDescription,
-		Annotations: tool.Annotations{Destructive: true}}, st, deleteSession)
+	return tool.New(tool.Spec{Name: "delete_session", Description: deleteSessionDescription,
+		Annotations: tool.Annotations{Destructive: true}}, onStore(st, deleteSession))
 }
 
 func deleteSession(_ context.Context, c *tool.Call, st *session.Store, in DeleteSessionInput) (tool.Result, error) {

@@ -26,30 +26,29 @@ func Tools(store *session.Store) []*tool.Tool {
 // errNoStore is the failure of a session tool built without a store.
 var errNoStore = errors.New("no session service here: this tool works only inside a wield session")
 
-// onStore builds a session tool that works on the sessions of st: run gets
-// st with each call. Without a store every call fails with errNoStore.
-func onStore[In any](spec tool.Spec, st *session.Store,
-	run func(ctx context.Context, c *tool.Call, st *session.Store, in In) (tool.Result, error)) *tool.Tool {
-	return tool.New(spec, func(ctx context.Context, c *tool.Call, in In) (tool.Result, error) {
+// onStore adapts run, the work of a session tool on the sessions of st,
+// to a tool function that gives run st with each call. Without a store
+// every call fails with errNoStore.
+func onStore[In any](st *session.Store, run func(ctx context.Context, c *tool.Call, st *session.Store, in In) (tool.Result, error)) func(context.Context, *tool.Call, In) (tool.Result, error) {
+	return func(ctx context.Context, c *tool.Call, in In) (tool.Result, error) {
 		if st == nil {
 			return tool.Failure(errNoStore.Error()), nil
 		}
 		return run(ctx, c, st, in)
-	})
+	}
 }
 
-// onSession builds a session tool that works on the session a call runs
-// in: run gets it open for writing. A call that has no such session in
-// st fails, saying why.
-func onSession[In any](spec tool.Spec, st *session.Store,
-	run func(ctx context.Context, s *session.Session, in In) (tool.Result, error)) *tool.Tool {
-	return tool.New(spec, func(ctx context.Context, c *tool.Call, in In) (tool.Result, error) {
+// onSession adapts run, the work of a session tool on the session a call
+// runs in, to a tool function that gives run that session of st, open for
+// writing. A call that has no such session fails, saying why.
+func onSession[In any](st *session.Store, run func(ctx context.Context, s *session.Session, in In) (tool.Result, error)) func(context.Context, *tool.Call, In) (tool.Result, error) {
+	return func(ctx context.Context, c *tool.Call, in In) (tool.Result, error) {
 		s, err := current(st, c)
 		if err != nil {
 			return tool.Failure(err.Error()), nil
 		}
 		return run(ctx, s, in)
-	})
+	}
 }
 
 // current returns the session of st that call c runs in, open for writing.

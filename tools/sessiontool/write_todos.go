@@ -21,10 +21,10 @@ type WriteTodosInput struct {
 // WriteTodos returns the write_todos tool, which works on the sessions of st; a nil st
 // gives a tool that fails, saying it works only inside a wield session.
 func WriteTodos(st *session.Store) *tool.Tool {
-	return onSession(tool.Spec{Name: "write_todos", Description: writeTodosDescription,
+	return tool.New(tool.Spec{Name: "write_todos", Description: writeTodosDescription,
 		// The todo list is wield's own state, not the workspace: the tool
 		// counts as read-only for permissions.
-		Annotations: tool.Annotations{ReadOnly: true}}, st, writeTodos)
+		Annotations: tool.Annotations{ReadOnly: true}}, onSession(st, writeTodos))
 }
 
 func writeTodos(_ context.Context, s *session.Session, in WriteTodosInput) (tool.Result, error) {
