@@ -1,0 +1,307 @@
+package gemini
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"google.golang.org/genai"
+
+	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/internal/wire"
+	"github.com/wieldhq/wield/schema"
+)
+
+// The wire types below are the REST JSON of generateContent where
+// genai's types do not fit it (see the package documentation): a part
+// keeps its thought signature as the exact string received, an empty text
+// part can carry a signature, and function-call arguments stay raw JSON.
+
+// request is the body of a generateContent request. genai's
+// GenerateContentConfig is the SDK's own input, not the wire body: the
+// SDK moves its fields to the top level and into generationConfig.
+type request struct {
+	Contents          []*content              `json:"contents"`
+	SystemInstruction *content                `json:"systemInstruction,omitempty"`
+	Tools             []*genai.Tool           `json:"tools,omitempty"`
+	GenerationConfig  *genai.GenerationConfig `json:"generationConfig,omitempty"`
+}
+
+// content is genai.Content with wire parts.
+type content struct {
+	Role  string  `json:"role,omitempty"`
+	Parts []*part `json:"parts"`
+}
+
+// part is genai.Part for text, thoughts and function calls and responses.
+// Text is a pointer so that an empty text part, which the model uses to
+// carry a signature, is sent as {"text": ""}, and a function-call part
+// carries no text at all.
+type part struct {
+	Text             *string                 `json:"text,omitempty"`
+	Thought          bool                    `json:"thought,omitempty"`
+	ThoughtSignature string                  `json:"thoughtSignature,omitempty"`
+	FunctionCall     *functionCall           `json:"functionCall,omitempty"`
+	FunctionResponse *genai.FunctionResponse `json:"functionResponse,omitempty"`
+}
+
+// functionCall is genai.FunctionCall with the arguments as raw JSON, so
+// that they reach the runner (and come back to the model) as written.
+type functionCall struct {
+	ID           string          `json:"id,omitempty"`
+	Name         string          `json:"name,omitempty"`
+	Args         json.RawMessage `json:"args,omitempty"`
+	PartialArgs  []*partialArg   `json:"partialArgs,omitempty"`
+	WillContinue *bool           `json:"willContinue,omitempty"`
+}
+
+// generatedIDPrefix starts the ids this package gives calls the model sent
+// without one; such ids are not sent back to the model.
+const generatedIDPrefix = "gemini_"
+
+// nameMap translates between wield tool names and the names sent to the
+// endpoint, which allows only [A-Za-z0-9_-] and 64 characters here.
+type nameMap struct{ names schema.Names }
+
+func (m *nameMap) wire(name string) (string, error) { return m.names.Add(name) }
+
+// original returns the wield name of a name the model used; made-up names
+// are returned unchanged, so that the runner reports an unknown tool.
+func (m *nameMap) original(wire string) string {
+	if name, ok := m.names.Original(wire); ok {
+		return name
+	}
+	return wire
+}
+
+// A call is one request, ready to send.
+type call struct {
+	body  []byte
+	names *nameMap
+	model string
+}
+
+// buildRequest returns the call for req.
+func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
+	model := modelName(req.Model)
+	if model == "" {
+		model = modelName(p.cfg.Model)
+	}
+	if model == "" {
+		return nil, errors.New("gemini: no model named; set the model (for example gemini-2.5-pro or gemini-2.5-flash)")
+	}
+	if strings.ContainsAny(model, "/?#:") {
+		return nil, fmt.Errorf("gemini: model name %q has a character a model name cannot have", model)
+	}
+	names := &nameMap{}
+	body := request{}
+	var decls []*genai.FunctionDeclaration
+	for i, t := range req.Tools {
+		d, err := declaration(t, names)
+		if err != nil {
+			return nil, fmt.Errorf("gemini: tool %d (%s): %w", i+1, t.Name, err)
+		}
+		decls = append(decls, d)
+	}
+	if len(decls) > 0 {
+		body.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
+	}
+	var err error
+	body.SystemInstruction, body.Contents, err = contents(req.Messages, names)
+	if err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
+	}
+	gc := &genai.GenerationConfig{MaxOutputTokens: int32(min(req.MaxTokens, 1<<31-1))}
+	if req.Temperature != nil {
+		t := float32(*req.Temperature)
+		gc.Temperature = &t
+	}
+	if p.cfg.ThinkingBudget != nil || p.cfg.ThinkingLevel != "" || p.cfg.IncludeThoughts {
+		tc := &genai.ThinkingConfig{IncludeThoughts: p.cfg.IncludeThoughts, ThinkingLevel: genai.ThinkingLevel(p.cfg.ThinkingLevel)}
+		if b := p.cfg.ThinkingBudget; b != nil {
+			n := int32(max(min(*b, 1<<31-1), -1))
+			tc.ThinkingBudget = &n
+		}
+		gc.ThinkingConfig = tc
+	}
+	if gc.MaxOutputTokens > 0 || gc.Temperature != nil || gc.ThinkingConfig != nil {
+		body.GenerationConfig = gc
+	}
+	data, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("gemini: encode request: %w", err)
+	}
+	return &call{body: data, names: names, model: model}, nil
+}
+
+// declaration converts a tool definition; its schema goes through
+// [schema.Gemini] and must then fit genai.Schema, the API's own form.
+func declaration(t llm.ToolDef, names *nameMap) (*genai.FunctionDeclaration, error) {
+	wireName, err := names.wire(t.Name)
+	if err != nil {
+		return nil, err
+	}
+	d := &genai.FunctionDeclaration{Name: wireName, Description: t.Description}
+	if len(bytes.TrimSpace(t.InputSchema)) == 0 {
+		return d, nil // a tool without parameters
+	}
+	raw, err := schema.Gemini(t.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	var s genai.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("input schema in Gemini's form %s: %w", wire.Clip(string(raw), 200), err)
+	}
+	if s.Type == "object" && len(s.Properties) == 0 {
+		return d, nil // Gemini rejects an object schema without properties
+	}
+	d.Parameters = &s
+	return d, nil
+}
+
+// contents converts the conversation: system messages become the system
+// instruction; user and tool messages user contents, assistant messages
+// model contents. The results of one round go together in one user
+// content, in the order of the calls they answer.
+func contents(msgs []llm.Message, names *nameMap) (*content, []*content, error) {
+	var system *content
+	var out []*content
+	var lastCalls []llm.ToolCall // the calls of the latest assistant message
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		switch m.Role {
+		case llm.RoleSystem:
+			if system == nil {
+				system = &content{}
+			}
+			system.Parts = append(system.Parts, textPart(m.Content))
+		case llm.RoleUser:
+			out = append(out, &content{Role: "user", Parts: []*part{textPart(m.Content)}})
+		case llm.RoleAssistant:
+			c, err := modelContent(m, names)
+			if err != nil {
+				return nil, nil, fmt.Errorf("message %d: %w", i+1, err)
+			}
+			if len(c.Parts) > 0 {
+				out = append(out, c)
+			}
+			lastCalls = m.ToolCalls
+		case llm.RoleTool:
+			j := i
+			for j < len(msgs) && msgs[j].Role == llm.RoleTool {
+				j++
+			}
+			parts, err := responseParts(msgs[i:j], lastCalls, names)
+			if err != nil {
+				return nil, nil, fmt.Errorf("messages %d to %d: %w", i+1, j, err)
+			}
+			out = append(out, &content{Role: "user", Parts: parts})
+			i = j - 1
+		default:
+			return nil, nil, fmt.Errorf("message %d: unknown role %q", i+1, m.Role)
+		}
+	}
+	return system, out, nil
+}
+
+func textPart(s string) *part { return &part{Text: &s} }
+
+// modelContent converts an assistant message. Its parts are, in order: the
+// signed thought parts ([llm.Thinking] blocks with Text), the text as one
+// part carrying the first text signature (further ones follow on empty
+// text parts; with no text, each goes on an empty text part, the shape the
+// model sent it in), then the function calls with their signatures.
+// Blocks of other providers are dropped.
+func modelContent(m llm.Message, names *nameMap) (*content, error) {
+	c := &content{Role: "model"}
+	var textSigs []string
+	for _, t := range m.Thinking {
+		if t.Provider != providerName || t.Signature == "" {
+			continue
+		}
+		if t.Text != "" {
+			text := t.Text
+			c.Parts = append(c.Parts, &part{Text: &text, Thought: true, ThoughtSignature: t.Signature})
+			continue
+		}
+		textSigs = append(textSigs, t.Signature)
+	}
+	if m.Content != "" {
+		p := textPart(m.Content)
+		if len(textSigs) > 0 {
+			p.ThoughtSignature, textSigs = textSigs[0], textSigs[1:]
+		}
+		c.Parts = append(c.Parts, p)
+	}
+	for _, sig := range textSigs {
+		p := textPart("")
+		p.ThoughtSignature = sig
+		c.Parts = append(c.Parts, p)
+	}
+	for _, tc := range m.ToolCalls {
+		wireName, err := names.wire(tc.Name)
+		if err != nil {
+			return nil, err
+		}
+		args := bytes.TrimSpace(tc.Arguments)
+		if len(args) == 0 || string(args) == "null" || !json.Valid(args) || args[0] != '{' {
+			// The API wants an object; arguments the model got wrong were
+			// answered with an error the model reads in the result.
+			args = []byte("{}")
+		}
+		fc := &functionCall{Name: wireName, Args: json.RawMessage(args)}
+		if !strings.HasPrefix(tc.ID, generatedIDPrefix) {
+			fc.ID = tc.ID
+		}
+		c.Parts = append(c.Parts, &part{FunctionCall: fc, ThoughtSignature: tc.Signature})
+	}
+	return c, nil
+}
+
+// responseParts converts the results of one round into functionResponse
+// parts, ordered as the calls they answer and matched to them by id; the
+// name comes from the call. Results of calls the message did not make
+// (a conversation edited by hand) follow under their own names.
+func responseParts(results []llm.Message, calls []llm.ToolCall, names *nameMap) ([]*part, error) {
+	order := make(map[string]int, len(calls))
+	for i, c := range calls {
+		if _, dup := order[c.ID]; !dup {
+			order[c.ID] = i
+		}
+	}
+	type result struct {
+		pos  int
+		part *part
+	}
+	var rs []result
+	for k, r := range results {
+		name := r.ToolName
+		pos := len(calls) + k
+		if i, ok := order[r.ToolCallID]; ok {
+			name, pos = calls[i].Name, i
+		}
+		if name == "" {
+			return nil, fmt.Errorf("the result of tool call %q answers no call of the previous message and names no tool", r.ToolCallID)
+		}
+		wireName, err := names.wire(name)
+		if err != nil {
+			return nil, err
+		}
+		fr := &genai.FunctionResponse{Name: wireName, Response: map[string]any{"output": r.Content}}
+		if !strings.HasPrefix(r.ToolCallID, generatedIDPrefix) {
+			fr.ID = r.ToolCallID
+		}
+		rs = append(rs, result{pos, &part{FunctionResponse: fr}})
+	}
+	slices.SortStableFunc(rs, func(a, b result) int { return cmp.Compare(a.pos, b.pos) })
+	parts := make([]*part, len(rs))
+	for i, r := range rs {
+		parts[i] = r.part
+	}
+	return parts, nil
+}
