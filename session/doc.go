@@ -11,6 +11,12 @@
 // compressed, a fork is recorded. [Store.Load] folds the events into a
 // [State]; appending an event costs the same at any journal length.
 //
+// A session's id is a plain string from end to end: [Header.ID],
+// [Session.ID], the tool.Call.SessionID of every call made in it, the
+// session_id hooks receive, and the argument of [Store.Open], [Store.Load]
+// and [Store.Writer], through which tools built with the store reach the
+// session a call runs in.
+//
 // # The pool
 //
 // A round of work is a transaction. [Session.Begin] opens it with the
