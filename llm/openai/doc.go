@@ -1,6 +1,8 @@
 // Package openai is an [llm.Provider] for the OpenAI chat completions API
 // and the many servers that speak it: OpenAI itself, Ollama, vLLM,
 // LM Studio, the llama.cpp server, OpenRouter, Groq, DeepSeek and others.
+// It also speaks OpenAI's Responses API, when [Config.API] is [Responses]
+// (see "The Responses API" below); chat completions stay the default.
 //
 //	p, err := openai.New(openai.Config{
 //		BaseURL: "http://localhost:11434/v1", // Ollama; empty means OpenAI
@@ -78,4 +80,59 @@
 //
 // Reasoning text in an assistant message is not sent back in later
 // requests: most servers ignore or reject it.
+//
+// # The Responses API
+//
+// With [Config.API] set to [Responses], requests go to POST
+// {BaseURL}/responses, built with the types of openai-go's responses
+// package (ResponseNewParams and its input item and tool unions). Leading
+// system messages become the instructions; user messages, assistant
+// messages, function_call items (with the call id as call_id) and
+// function_call_output items make up the input. Tools are function tools
+// with the same non-strict schemas and provider-legal names as in chat
+// completions. max_tokens is sent as max_output_tokens,
+// [Config.ReasoningEffort] and [Config.ReasoningSummary] as reasoning.effort
+// and reasoning.summary. Requests ask for "store": false and include
+// "reasoning.encrypted_content", so that reasoning survives between rounds
+// without any state on OpenAI's side.
+//
+// The event stream (response.created, response.output_item.added and
+// .done, response.output_text.delta, response.reasoning_summary_text.delta,
+// response.function_call_arguments.delta and .done, response.completed,
+// response.incomplete, response.failed, error) is read with the shared
+// event reader and each event decoded into the SDK's event type
+// (ResponseTextDeltaEvent and so on); unknown events are skipped. A reply
+// that came whole is a Response object.
+//
+// What is kept across rounds: each reasoning output item becomes an
+// [llm.Thinking] block {Provider: "openai", ID: the item id, Text: its
+// summary, Redacted: its encrypted_content}, in order, and is sent back as
+// a reasoning input item (id, summary, encrypted_content) before that
+// turn's message and function calls. Blocks of other providers are
+// dropped; in chat completions mode no block is sent.
+//
+// [Config.PreviousResponseID] trades that for server state: responses
+// are stored, each response's id is kept in a block whose Signature is
+// [ResponseMarker], and a request whose last assistant message carries
+// one sends only the items after that message, with previous_response_id
+// and the instructions and tools again.
+//
+// Outcomes: response.completed is [llm.StopEnd], or [llm.StopToolUse] with
+// function calls, or [llm.StopRefusal] when the model refused.
+// response.incomplete for max_output_tokens is [llm.StopMaxTokens]: the
+// text is kept and a function call that was cut off is dropped; for
+// content_filter it is [llm.StopRefusal]; otherwise [llm.StopOther].
+// FinishReason is "completed" or the reason the reply is incomplete.
+// response.failed is an [*llm.APIError] with the error's message and
+// code (status 500 for server_error, which is retried while nothing has
+// been shown, 429 for rate_limit_exceeded, 400 otherwise); so is an error
+// event. Usage: input_tokens (which includes
+// input_tokens_details.cached_tokens, reported as CachedTokens) and
+// output_tokens (which includes output_tokens_details.reasoning_tokens,
+// reported as ReasoningTokens).
+//
+// No recorded Responses streams exist under ../shared/conformance yet:
+// the streams in testdata/responses were written by hand from the
+// documented event format, with the field names of the SDK's event
+// types. Package openaitest serves both APIs for end-to-end tests.
 package openai

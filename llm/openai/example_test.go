@@ -88,3 +88,41 @@ func Example_toolCall() {
 	// call_1 fs.read {"path":"go.mod"}
 	// tool_calls
 }
+
+// With API set to Responses, the provider speaks OpenAI's Responses API.
+// A reasoning model's reasoning items come back as thinking blocks, which
+// the next request sends back unchanged.
+func Example_responses() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, e := range []string{
+			`{"type":"response.created","response":{"id":"resp_1","status":"in_progress","model":"gpt-5-mini","output":[]}}`,
+			`{"type":"response.output_item.added","output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}}`,
+			`{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","output_index":0,"summary_index":0,"delta":"Greet back."}`,
+			`{"type":"response.output_item.done","output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"Greet back."}],"encrypted_content":"gAAAA..."}}`,
+			`{"type":"response.output_text.delta","item_id":"msg_1","output_index":1,"content_index":0,"delta":"Hello!"}`,
+			`{"type":"response.completed","response":{"id":"resp_1","status":"completed","model":"gpt-5-mini","output":[],"usage":{"input_tokens":12,"output_tokens":20,"output_tokens_details":{"reasoning_tokens":14}}}}`,
+		} {
+			io.WriteString(w, "data: "+e+"\n\n")
+		}
+	}))
+	defer srv.Close()
+
+	p, err := openai.New(openai.Config{API: openai.Responses, BaseURL: srv.URL + "/v1", Model: "gpt-5-mini", ReasoningSummary: "auto"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	req := &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "Say hello."}}}
+	resp, err := p.Stream(context.Background(), req, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	th := resp.Message.Thinking[0]
+	fmt.Println(resp.Message.Content, resp.Stop)
+	fmt.Println(th.Provider, th.ID, th.Text, th.Redacted)
+	fmt.Println(resp.Usage.OutputTokens, resp.Usage.ReasoningTokens)
+	// Output:
+	// Hello! end
+	// openai rs_1 Greet back. gAAAA...
+	// 20 14
+}
