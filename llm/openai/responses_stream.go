@@ -441,8 +441,8 @@ func (a *responsesAssembler) finish() (*llm.Response, error) {
 	for _, o := range a.items {
 		switch o.typ {
 		case "reasoning":
-			if o.id == "" {
-				continue // nothing that could be sent back
+			if o.id == "" || !o.done {
+				continue // nothing that could be sent back: no id, or cut off before its encrypted content
 			}
 			msg.Thinking = append(msg.Thinking, llm.Thinking{Provider: providerName, ID: o.id,
 				Text: strings.Join(o.summary, "\n\n"), Redacted: o.encrypted})

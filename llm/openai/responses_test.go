@@ -437,6 +437,9 @@ func TestResponsesStreams(t *testing.T) {
 		{name: "output only in the final response", body: rsse(rCreated,
 			`{"type":"response.completed","response":{"id":"resp_t","status":"completed","output":[{"type":"message","id":"m","content":[{"type":"output_text","text":"late"}]},{"type":"function_call","id":"fc","call_id":"c9","name":"now","arguments":"{}","status":"completed"}]}}`),
 			wantText: "late", wantCalls: []llm.ToolCall{{ID: "c9", Name: "now", Arguments: json.RawMessage(`{}`)}}, wantStop: llm.StopToolUse},
+		{name: "a reasoning item cut off is not kept", body: rsse(rCreated, `{"type":"response.output_item.added","output_index":0,"item":{"id":"rs_x","type":"reasoning","summary":[]}}`,
+			`{"type":"response.incomplete","response":{"id":"resp_t","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}}}`),
+			wantStop: llm.StopMaxTokens},
 		{name: "incomplete for another reason", body: rsse(rCreated, text("a"), `{"type":"response.incomplete","response":{"id":"resp_t","status":"incomplete","incomplete_details":{"reason":"something_new"}}}`),
 			wantText: "a", wantStop: llm.StopOther},
 		{name: "whole reply", contentType: "application/json", body: `{"id":"resp_w","object":"response","status":"completed","output":[{"type":"message","content":[{"type":"output_text","text":"whole"}]}]}`,
@@ -482,6 +485,9 @@ func TestResponsesStreams(t *testing.T) {
 				}
 				if diff := cmp.Diff(tt.wantCalls, r.calls); diff != "" {
 					t.Errorf("tool call events (-want +got):\n%s", diff)
+				}
+				if tt.wantStop == llm.StopMaxTokens && len(r.resp.Message.Thinking) != 0 {
+					t.Errorf("thinking %+v kept from a cut-off reply", r.resp.Message.Thinking)
 				}
 				if r.resp.Stop != tt.wantStop {
 					t.Errorf("stop %q, want %q", r.resp.Stop, tt.wantStop)
