@@ -111,5 +111,12 @@ func newProvider(mc modelChoice, g *globals) (*catalog.Metered, error) {
 }
 
 func newOpenAI(mc modelChoice, g *globals) (llm.Provider, error) {
-	return openai.New(openai.Config{BaseURL: mc.BaseURL, APIKey: mc.APIKey, Model: mc.Model, Logger: g.logger()})
+	api := openai.ChatCompletions
+	if mc.Provider.API == catalog.APIOpenAIResponses {
+		api = openai.Responses
+	}
+	// The key was chosen above; OPENAI_API_KEY must not reach another
+	// provider's server through the package's own fallback.
+	return openai.New(openai.Config{API: api, BaseURL: mc.BaseURL, APIKey: mc.APIKey, NoKey: mc.APIKey == "",
+		Model: mc.Model, Logger: g.logger()})
 }

@@ -67,10 +67,13 @@ type Config struct {
 	// that honour it pass it here.
 	BaseURL string
 	// APIKey is sent as a bearer token. Empty means the OPENAI_API_KEY
-	// environment variable, read by [New]; when that is empty too, no
-	// Authorization header is sent, which local servers accept. The key is
-	// never logged and is removed from error messages.
+	// environment variable, read by [New], unless NoKey is set; when that
+	// is empty too, no Authorization header is sent, which local servers
+	// accept. The key is never logged and is removed from error messages.
 	APIKey string
+	// NoKey sends no key at all and leaves OPENAI_API_KEY unread: for a
+	// local or third-party server that must never see an OpenAI key.
+	NoKey bool
 	// Model is used for requests that name no model.
 	Model string
 	// Header holds extra HTTP headers sent with every request, such as
@@ -139,12 +142,15 @@ type Provider struct {
 }
 
 // New returns a provider for cfg. It reads OPENAI_API_KEY when cfg.APIKey
-// is empty, and fails when cfg.BaseURL is not an http or https URL.
+// is empty and cfg.NoKey is not set, and fails when cfg.BaseURL is not an http or https URL.
 func New(cfg Config) (*Provider, error) {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
 	}
-	if cfg.APIKey == "" {
+	switch {
+	case cfg.NoKey:
+		cfg.APIKey = ""
+	case cfg.APIKey == "":
 		cfg.APIKey = os.Getenv("OPENAI_API_KEY")
 	}
 	cfg.APIKey = strings.TrimSpace(cfg.APIKey) // a key read from a file may end in a newline

@@ -689,6 +689,15 @@ func TestToolNamesRoundTrip(t *testing.T) {
 	if !bytes.Contains(gotBody, []byte(`"model":"local"`)) {
 		t.Errorf("request %s does not name the model of the request", gotBody)
 	}
+
+	// NoKey keeps the OpenAI key from a server that must not see it.
+	p = newTestProvider(t, Config{BaseURL: srv.URL + "/v1", NoKey: true})
+	if r := stream(t, p, req); r.err != nil {
+		t.Fatal(r.err)
+	}
+	if a := got.Get("Authorization"); a != "" {
+		t.Errorf("Authorization %q sent with NoKey", a)
+	}
 }
 
 func TestConfigErrors(t *testing.T) {
