@@ -190,11 +190,13 @@ func (a *assembler) event(name string, data []byte) error {
 			b.signature += d.Signature
 		case d.Type == "input_json_delta" && b.kind == "tool_use":
 			b.args.WriteString(d.PartialJSON)
+		case b.kind != "text" && b.kind != "thinking" && b.kind != "tool_use":
+			// The deltas of blocks wield does not use (server tools, blocks
+			// yet to come) are skipped.
 		case d.Type == "text_delta" || d.Type == "thinking_delta" || d.Type == "signature_delta" || d.Type == "input_json_delta":
-			return fmt.Errorf("a %s for block %d, a %s block", d.Type, ev.Index, b.kind)
+			return fmt.Errorf("%s for block %d, a %s block", d.Type, ev.Index, b.kind)
 		}
-		// Other deltas (citations_delta, those of blocks wield does not
-		// use) are skipped.
+		// Other deltas (citations_delta, those yet to come) are skipped.
 	case "content_block_stop":
 		b, ok := a.blocks[ev.Index]
 		if !ok {
