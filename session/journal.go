@@ -29,6 +29,7 @@ const (
 	opCompress   = "compress"   // replaces Range of turns with Summary
 	opFork       = "fork"       // records the fork origin
 	opPause      = "pause"      // the open transaction awaits approval of Pending
+	opMode       = "mode"       // the session enters Mode, with Plan
 )
 
 // An event is one line of a journal after the header.
@@ -46,6 +47,8 @@ type event struct {
 	Summary    string                     `json:"summary,omitempty"`
 	Origin     *ForkOrigin                `json:"origin,omitempty"`
 	Pending    []tool.PendingCall         `json:"pending,omitempty"`
+	Mode       string                     `json:"mode,omitempty"`
+	Plan       string                     `json:"plan,omitempty"`
 }
 
 // A CorruptError reports a journal line that cannot be read. Only a torn
@@ -223,6 +226,8 @@ func (f *folder) apply(e *event) error {
 		st.References = e.References
 	case opTodos:
 		st.Todos = e.Todos
+	case opMode:
+		st.Mode, st.Plan = e.Mode, e.Plan
 	case opSet:
 		if st.Meta == nil {
 			st.Meta = map[string]json.RawMessage{}

@@ -363,12 +363,8 @@ func (s *Session) Todos() []Todo {
 
 // SetTodos replaces the todo list; nil deletes it.
 func (s *Session) SetTodos(todos []Todo) error {
-	for i, t := range todos {
-		switch t.Status {
-		case TodoPending, TodoInProgress, TodoDone:
-		default:
-			return fmt.Errorf("todo %d (%q): status %q is not one of pending, in_progress, done", i+1, t.Title, t.Status)
-		}
+	if err := CheckTodos(todos); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -376,6 +372,42 @@ func (s *Session) SetTodos(todos []Todo) error {
 		todos = []Todo{}
 	}
 	return s.append(&event{Op: opTodos, Todos: slices.Clone(todos)}, true)
+}
+
+// SetMode records that the session is now in mode (a permission mode
+// such as "plan" or "default"), with plan the workspace path of the plan
+// proposed or approved with the change ("" for none). The mode survives
+// resume: [State.Mode] and [State.Plan] hold the last one set.
+func (s *Session) SetMode(mode, plan string) error {
+	if mode == "" {
+		return fmt.Errorf("session %s: SetMode needs a mode", s.ID())
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.append(&event{Op: opMode, Mode: mode, Plan: plan}, true)
+}
+
+// AgentStarted records in the open pool that the call callID started a
+// child agent of type agent in the session child.
+func (s *Session) AgentStarted(_ context.Context, callID, agent, child string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := Turn{Kind: TurnAgentStarted, Time: s.store.now(), CallID: callID, Agent: agent, Child: child}
+	return s.append(&event{Op: opPool, Turn: &t}, false)
+}
+
+// AgentFinished records in the open pool how the child agent started by
+// callID ended: its status (done, partial, blocked), its report and what
+// it used.
+func (s *Session) AgentFinished(_ context.Context, callID, agent, child, status, report string, usage llm.Usage) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := Turn{Kind: TurnAgentFinished, Time: s.store.now(), CallID: callID, Agent: agent, Child: child, Status: status, Output: report}
+	if usage != (llm.Usage{}) {
+		t.Usage = &usage
+	}
+	t = s.red.turn(t)
+	return s.append(&event{Op: opPool, Turn: &t}, false)
 }
 
 // Set records metadata: each key is set to its value's JSON, or removed

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/wieldhq/wield/llm"
@@ -26,6 +27,13 @@ const (
 	TurnToolResponse TurnKind = "tool_response"
 	// TurnCompressedHistory replaces a range of turns with a summary.
 	TurnCompressedHistory TurnKind = "compressed_history"
+	// TurnAgentStarted records that the call CallID started a child agent
+	// of type Agent, whose session is Child.
+	TurnAgentStarted TurnKind = "agent_started"
+	// TurnAgentFinished records how that child ended: Status, its report
+	// in Output, and its Usage (tokens and cost, its own children's
+	// included). The call's tool_response carries what the model reads.
+	TurnAgentFinished TurnKind = "agent_finished"
 )
 
 // The statuses of a tool_response turn.
@@ -82,6 +90,12 @@ type Turn struct {
 	// Range is the 1-based inclusive range of turns a compressed_history
 	// turn replaced.
 	Range *[2]int `json:"range,omitempty"`
+
+	// Child and Agent name the child session and its agent type in
+	// agent_started and agent_finished turns; Status there is the child's
+	// (done, partial, blocked).
+	Child string `json:"child,omitempty"`
+	Agent string `json:"agent,omitempty"`
 }
 
 // A Reference is a file whose fresh content goes into the prompt while it
@@ -104,19 +118,46 @@ func (r Reference) Active() bool { return !r.Disabled && (r.Persist || r.TTL > 0
 // DefaultReferenceTTL is the number of user tasks a new reference lives.
 const DefaultReferenceTTL = 3
 
-// The statuses of a todo.
+// The statuses of a todo. At most one todo is in progress at a time.
 const (
 	TodoPending    = "pending"
 	TodoInProgress = "in_progress"
-	TodoDone       = "done"
+	TodoCompleted  = "completed"
+	TodoCancelled  = "cancelled"
+	TodoBlocked    = "blocked"
+	// TodoDone is the older name of TodoCompleted, still read and
+	// accepted.
+	TodoDone = "done"
 )
 
-// A Todo is one entry of a session's todo list.
+// A Todo is one entry of a session's todo list (the plan).
 type Todo struct {
 	Title       string `json:"title"`
 	Description string `json:"description,omitempty"`
-	// Status is TodoPending, TodoInProgress or TodoDone.
-	Status string `json:"status" enum:"pending,in_progress,done"`
+	// Status is one of the Todo constants.
+	Status string `json:"status" enum:"pending,in_progress,completed,cancelled,blocked,done"`
+}
+
+// CheckTodos reports the first problem with a todo list: an unknown
+// status, an empty title, or more than one todo in progress.
+func CheckTodos(todos []Todo) error {
+	var inProgress []string
+	for i, t := range todos {
+		if t.Title == "" {
+			return fmt.Errorf("todo %d has no title", i+1)
+		}
+		switch t.Status {
+		case TodoPending, TodoCompleted, TodoCancelled, TodoBlocked, TodoDone:
+		case TodoInProgress:
+			inProgress = append(inProgress, fmt.Sprintf("%q", t.Title))
+		default:
+			return fmt.Errorf("todo %d (%q): status %q is not one of pending, in_progress, completed, cancelled, blocked", i+1, t.Title, t.Status)
+		}
+	}
+	if len(inProgress) > 1 {
+		return fmt.Errorf("%d todos are in_progress (%s); at most one may be: mark the others pending or completed", len(inProgress), strings.Join(inProgress, ", "))
+	}
+	return nil
 }
 
 // A PoolRecord describes one transaction of a session.
@@ -158,6 +199,21 @@ type Header struct {
 	// ContextMode is how file tools share content: ContextInline (the
 	// default) or ContextReferences.
 	ContextMode string `json:"context_mode,omitempty"`
+	// Child links a child agent's session to the call that started it;
+	// nil for a session a person started.
+	Child *ChildOf `json:"child_of,omitempty"`
+}
+
+// ChildOf says where a child agent's session comes from.
+type ChildOf struct {
+	// Session is the parent session's id, Call the id of the parent's tool
+	// call that started the child.
+	Session string `json:"session"`
+	Call    string `json:"call"`
+	// Depth is 1 for a child of a top-level session, 2 for a grandchild.
+	Depth int `json:"depth"`
+	// Agent is the child's agent type (its definition's name).
+	Agent string `json:"agent"`
 }
 
 // The context modes of a session.
@@ -190,6 +246,13 @@ type State struct {
 	Meta map[string]json.RawMessage
 	// ForkedFrom names the session and turn this one was forked at.
 	ForkedFrom *ForkOrigin
+	// Mode is the permission mode the session was last put in with
+	// [Session.SetMode] ("plan", "default", ...); empty means none was
+	// set, and the run's own mode applies.
+	Mode string
+	// Plan is the workspace path of the plan last approved or proposed
+	// with the mode change; empty when none.
+	Plan string
 }
 
 // A ForkOrigin names where a forked session came from.
@@ -233,6 +296,8 @@ func Messages(turns []Turn) []llm.Message {
 			out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: t.CallID, ToolName: t.Tool,
 				Content: resultText(t)})
 		}
+		// agent_started and agent_finished are bookkeeping: the model
+		// reads the call's tool_response.
 	}
 	return out
 }
