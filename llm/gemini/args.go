@@ -23,11 +23,12 @@ type partialArg struct {
 	WillContinue bool            `json:"willContinue,omitempty"`
 }
 
-// maxArgDepth and maxArgIndex bound what a JSON path may build, so that a
-// hostile path cannot exhaust memory.
+// maxArgDepth, maxArgIndex and maxArgNodes bound what JSON paths may
+// build, so that a broken stream cannot exhaust memory.
 const (
 	maxArgDepth = 64
 	maxArgIndex = 1 << 16
+	maxArgNodes = 1 << 20
 )
 
 // An argTree builds a call's arguments from partialArgs: each sets one
@@ -35,7 +36,8 @@ const (
 // arrays on the way; a string whose arg says willContinue is continued by
 // the next value for the same path. Keys keep the order they arrived in.
 type argTree struct {
-	root argNode
+	root  argNode
+	nodes int // how many nodes the paths created
 }
 
 // An argNode is one value of the tree.
@@ -69,6 +71,14 @@ func (t *argTree) set(pa *partialArg) error {
 	}
 	n := &t.root
 	for _, s := range steps {
+		if s.index >= 0 && s.index >= len(n.items) {
+			t.nodes += s.index + 1 - len(n.items)
+		} else {
+			t.nodes++
+		}
+		if t.nodes > maxArgNodes {
+			return fmt.Errorf("JSON path %q: the arguments have more than %d values", pa.JSONPath, maxArgNodes)
+		}
 		if n, err = n.child(s); err != nil {
 			return fmt.Errorf("JSON path %q: %w", pa.JSONPath, err)
 		}
@@ -163,30 +173,23 @@ func parsePath(p string) ([]pathStep, error) {
 			steps = append(steps, pathStep{key: rest[:end], index: -1})
 			rest = rest[end:]
 		case '[':
-			end := strings.IndexByte(rest, ']')
-			inner := ""
-			if end > 0 {
-				inner = rest[1:end]
-			}
-			if len(inner) >= 2 && (inner[0] == '\'' || inner[0] == '"') && inner[len(inner)-1] == inner[0] {
-				// A quoted key may hold ']' itself: find the closing quote.
-				q := inner[0]
-				close := strings.IndexByte(rest[2:], q)
-				if close < 0 {
-					return nil, fmt.Errorf("JSON path %q has an unclosed quote", p)
+			if len(rest) > 1 && (rest[1] == '\'' || rest[1] == '"') {
+				// A quoted key, which may hold '.' or ']' itself.
+				end := strings.IndexByte(rest[2:], rest[1])
+				if end < 0 || !strings.HasPrefix(rest[2+end+1:], "]") {
+					return nil, fmt.Errorf("JSON path %q has an unclosed quoted key", p)
 				}
-				key := rest[2 : 2+close]
-				rest = rest[2+close+1:]
-				if !strings.HasPrefix(rest, "]") {
-					return nil, fmt.Errorf("JSON path %q: want ] after a quoted key", p)
-				}
-				steps = append(steps, pathStep{key: key, index: -1})
-				rest = rest[1:]
+				steps = append(steps, pathStep{key: rest[2 : 2+end], index: -1})
+				rest = rest[2+end+2:]
 				continue
 			}
-			i, err := strconv.Atoi(inner)
-			if end < 0 || err != nil || i < 0 {
-				return nil, fmt.Errorf("JSON path %q has a bad index", p)
+			end := strings.IndexByte(rest, ']')
+			if end < 0 {
+				return nil, fmt.Errorf("JSON path %q has an unclosed [", p)
+			}
+			i, err := strconv.Atoi(rest[1:end])
+			if err != nil || i < 0 {
+				return nil, fmt.Errorf("JSON path %q has a bad index %q", p, rest[1:end])
 			}
 			steps = append(steps, pathStep{index: i})
 			rest = rest[end+1:]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -39,10 +40,10 @@ func reply(e replay.Entry, responseID, model string, streamArgs bool) [][]byte {
 	for i, c := range e.ToolCalls {
 		args := arguments(c.Arguments)
 		cutOff := finish == "MAX_TOKENS" && i == len(e.ToolCalls)-1
-		var steps []leaf
+		var steps []json.RawMessage
 		if streamArgs || cutOff {
 			var err error
-			if steps, err = leaves(args); err != nil || len(steps) == 0 {
+			if steps, err = PartialArgs(args); err != nil || len(steps) == 0 {
 				steps = nil
 			}
 		}
@@ -60,17 +61,13 @@ func reply(e replay.Entry, responseID, model string, streamArgs bool) [][]byte {
 			add(first)
 			if len(steps) > 0 {
 				// Cut off in the first value: the output limit came.
-				add(map[string]any{"functionCall": map[string]any{"willContinue": true,
-					"partialArgs": []any{steps[0].open()}}})
+				add(map[string]any{"functionCall": map[string]any{"willContinue": true, "partialArgs": steps[:1]}})
 			}
 		case steps != nil:
 			open["willContinue"] = true
 			add(first)
 			for _, s := range steps {
-				add(map[string]any{"functionCall": map[string]any{"willContinue": true, "partialArgs": []any{s.open()}}})
-				if s.close != nil {
-					add(map[string]any{"functionCall": map[string]any{"willContinue": true, "partialArgs": []any{s.close}}})
-				}
+				add(map[string]any{"functionCall": map[string]any{"willContinue": true, "partialArgs": []json.RawMessage{s}}})
 			}
 			add(map[string]any{"functionCall": map[string]any{}})
 		default:
@@ -156,34 +153,26 @@ func arguments(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-// A leaf is one value of streamed arguments.
-type leaf struct {
-	path  string
-	value map[string]any // the partialArg without its path
-	close map[string]any // for a string: the arg that closes it
-}
-
-func (l leaf) open() map[string]any {
-	m := map[string]any{"jsonPath": l.path}
-	for k, v := range l.value {
-		m[k] = v
-	}
-	return m
-}
-
 // errEmpty reports an empty object or array, which partialArgs cannot
 // express.
-var errEmpty = errors.New("an empty object or array")
+var errEmpty = errors.New("an empty object or array cannot be streamed as partialArgs")
 
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// leaves returns the values of an arguments object with their JSON paths,
-// in order.
-func leaves(args json.RawMessage) ([]leaf, error) {
+// PartialArgs returns the partialArgs that stream args, a JSON object, as
+// Vertex AI streams function-call arguments: one per value, at its JSON
+// path ("$.recipe.steps[1]"), in order; a string is opened with
+// willContinue and closed by an empty stringValue for the same path. An
+// object or array that is empty, or a key with a quote in it, cannot be
+// expressed and is an error.
+func PartialArgs(args json.RawMessage) ([]json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.UseNumber()
-	var out []leaf
-	if err := walk(dec, "$", &out); err != nil {
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, errors.New("the arguments are not a JSON object")
+	}
+	var out []json.RawMessage
+	if err := walkObject(dec, "$", &out); err != nil {
 		return nil, err
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -192,29 +181,54 @@ func leaves(args json.RawMessage) ([]leaf, error) {
 	return out, nil
 }
 
-func walk(dec *json.Decoder, path string, out *[]leaf) error {
+// walkObject walks the members of an object whose '{' was read.
+func walkObject(dec *json.Decoder, path string, out *[]json.RawMessage) error {
+	n := 0
+	for ; dec.More(); n++ {
+		k, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := k.(string)
+		sub := path + "." + key
+		if !identRE.MatchString(key) {
+			if strings.ContainsAny(key, `'"`) {
+				return fmt.Errorf("key %q has a quote", key)
+			}
+			sub = path + "['" + key + "']"
+		}
+		if err := walk(dec, sub, out); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	if n == 0 {
+		return errEmpty
+	}
+	return nil
+}
+
+// walk appends the partialArgs of the value at path.
+func walk(dec *json.Decoder, path string, out *[]json.RawMessage) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return err
 	}
+	add := func(v map[string]any) {
+		v["jsonPath"] = path
+		b, _ := json.Marshal(v)
+		*out = append(*out, b)
+	}
 	switch v := tok.(type) {
 	case json.Delim:
+		if v == '{' {
+			return walkObject(dec, path, out)
+		}
 		n := 0
 		for ; dec.More(); n++ {
-			sub := path + "[" + strconv.Itoa(n) + "]"
-			if v == '{' {
-				k, err := dec.Token()
-				if err != nil {
-					return err
-				}
-				key, _ := k.(string)
-				if identRE.MatchString(key) {
-					sub = path + "." + key
-				} else {
-					sub = path + "['" + key + "']"
-				}
-			}
-			if err := walk(dec, sub, out); err != nil {
+			if err := walk(dec, path+"["+strconv.Itoa(n)+"]", out); err != nil {
 				return err
 			}
 		}
@@ -225,14 +239,14 @@ func walk(dec *json.Decoder, path string, out *[]leaf) error {
 			return errEmpty
 		}
 	case string:
-		*out = append(*out, leaf{path: path, value: map[string]any{"stringValue": v, "willContinue": true},
-			close: map[string]any{"jsonPath": path, "stringValue": ""}})
+		add(map[string]any{"stringValue": v, "willContinue": true})
+		add(map[string]any{"stringValue": ""})
 	case json.Number:
-		*out = append(*out, leaf{path: path, value: map[string]any{"numberValue": v}})
+		add(map[string]any{"numberValue": v})
 	case bool:
-		*out = append(*out, leaf{path: path, value: map[string]any{"boolValue": v}})
+		add(map[string]any{"boolValue": v})
 	case nil:
-		*out = append(*out, leaf{path: path, value: map[string]any{"nullValue": "NULL_VALUE"}})
+		add(map[string]any{"nullValue": "NULL_VALUE"})
 	}
 	return nil
 }

@@ -1,0 +1,54 @@
+package gemini
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// benchStream is a synthetic reply: 100 thought parts, 1,000 text parts,
+// then a function call whose arguments arrive as 100 partialArgs. It
+// returns the body and its number of events.
+func benchStream() ([]byte, int) {
+	var chunks []string
+	for i := range 100 {
+		chunks = append(chunks, fmt.Sprintf(`{"candidates":[{"content":{"role":"model","parts":[{"text":"thought%d ","thought":true}]},"index":0}],"usageMetadata":{"trafficType":"ON_DEMAND"},"modelVersion":"gemini-2.5-pro","responseId":"r1"}`, i))
+	}
+	for i := range 1000 {
+		chunks = append(chunks, fmt.Sprintf(`{"candidates":[{"content":{"role":"model","parts":[{"text":"word%d "}]},"index":0}],"usageMetadata":{"trafficType":"ON_DEMAND"},"modelVersion":"gemini-2.5-pro","responseId":"r1"}`, i))
+	}
+	chunks = append(chunks, `{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"read","willContinue":true},"thoughtSignature":"CiMBjz1rX25KieIB4d4AwFn8"}]},"index":0}],"responseId":"r1"}`)
+	for i := range 100 {
+		chunks = append(chunks, fmt.Sprintf(`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.items[%d]","stringValue":"item %d","willContinue":true}],"willContinue":true}}]},"index":0}],"responseId":"r1"}`, i/2, i))
+	}
+	chunks = append(chunks, `{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{}}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":1100,"thoughtsTokenCount":100},"responseId":"r1"}`)
+	return []byte(sse(chunks...)), len(chunks)
+}
+
+// BenchmarkReadStream measures parsing and assembling a streamed reply,
+// without the network, per event: a synthetic one and the longest
+// recording (Vertex AI's nested streamed arguments), when present.
+func BenchmarkReadStream(b *testing.B) {
+	synthetic, n := benchStream()
+	bodies := map[string][]byte{"synthetic": synthetic}
+	counts := map[string]int{"synthetic": n}
+	if data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "conformance", "llm-streams", "gemini", "google-vertex-stream-tool-call-arguments-nested.1.chunks.txt")); err == nil {
+		lines := chunkLines(data)
+		bodies["vertex-nested-arguments"] = []byte(sse(lines...))
+		counts["vertex-nested-arguments"] = len(lines)
+	}
+	for name, body := range bodies {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := readStream(bytes.NewReader(body), &nameMap{}, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*counts[name]), "ns/event")
+		})
+	}
+}
