@@ -11,8 +11,8 @@
 //	})
 //
 // For Vertex AI, set [Config.Vertex] (project and location) and
-// [Config.TokenSource]. [Config.BaseURL] points either at a proxy or a
-// gateway.
+// [Config.TokenSource]. For either, [Config.BaseURL] reaches the API
+// through a proxy or a gateway.
 //
 // # Requests
 //
@@ -70,7 +70,8 @@
 // signature is the call's [llm.ToolCall.Signature]. A signature on a text
 // part (often an empty last part) becomes an [llm.Thinking] block with
 // Provider "gemini" and the Signature, in order; on a thought part, the
-// block's Text is the thought text it signs. In later requests a model
+// block's Text is the thought text it signs (a block without Text goes
+// back as a text part). In later requests a model
 // content is rebuilt as: the signed thought parts, the text as one part
 // carrying the first text signature (further ones, or all when there is
 // no text, on empty text parts {"text": "", "thoughtSignature": ...}, the
@@ -88,7 +89,8 @@
 // [llm.ErrProtocol] with the model's finishMessage: no tool call can be
 // made of them, and the caller decides whether to ask again. A chunk that
 // is not JSON, arguments for no call, a bad JSON path, and a stream that
-// ends without a finish reason wrap [llm.ErrProtocol] too. An error object
+// ends without a finish reason wrap [llm.ErrProtocol] too, as do
+// partialArgs that would build more than a million values. An error object
 // inside the stream is an [*llm.APIError].
 //
 // An error status is an [*llm.APIError] with Google's message and status
@@ -123,4 +125,10 @@
 // SDK moves its fields into the body's top level and generationConfig).
 // The request body, Content, Part, FunctionCall, PartialArg and the
 // response and candidate wrappers are therefore local.
+//
+// # Testing
+//
+// Package [github.com/wieldhq/wield/llm/gemini/geminitest] is a scripted
+// server that speaks this wire format, for tests here and in other
+// packages (wield run --model gemini:... --base-url URL).
 package gemini

@@ -6,7 +6,7 @@
 //	srv := geminitest.NewServer(t, []replay.Entry{
 //		{Round: 1, ToolCalls: []llm.ToolCall{{Name: "fs_read", Arguments: json.RawMessage(`{"path":"go.mod"}`), Signature: "c2ln"}}},
 //		{Round: 2, Text: "It is module x."},
-//	})
+//	}, nil)
 //	p, _ := gemini.New(gemini.Config{BaseURL: srv.URL, APIKey: "test", Model: "gemini-test"})
 //
 // The server answers POST {URL}/v1beta/models/{model}:streamGenerateContent
