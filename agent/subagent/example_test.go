@@ -1,0 +1,78 @@
+package subagent_test
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/wieldhq/wield/agent/subagent"
+	"github.com/wieldhq/wield/workspace"
+)
+
+func ExampleLoad() {
+	// A workspace with definitions in .wield/agents, .claude/agents and
+	// .gemini/agents, a user with one in wield's configuration directory
+	// and one in ~/.claude/agents.
+	base := filepath.Join("testdata", "load")
+	user := workspace.UserLayout{Dir: filepath.Join(base, "config", "wield")}
+	dirs := subagent.Dirs(filepath.Join(base, "ws"), user, filepath.Join(base, "home"))
+
+	set, problems := subagent.Load(dirs...)
+	for _, name := range set.Names() {
+		d, _ := set.Get(name)
+		fmt.Printf("%s (%s): %s\n", d.Name, d.Scope, d.Description)
+	}
+	for _, p := range problems {
+		fmt.Println(filepath.ToSlash(p.Error()))
+	}
+	// Output:
+	// general (builtin): A general-purpose agent for research, code search and multi-step tasks that need no particular expertise. It has the same tools as you.
+	// planner (user): Plans work before anyone starts it.
+	// researcher (workspace): Researches questions about the code.
+	// reviewer (workspace): Reviews changes in this repository.
+	// testdata/load/ws/.claude/agents/broken.md:1: error: the definition has no name; add a name such as "code-reviewer"
+	// testdata/load/ws/.claude/agents/code-reviewer.md: info: agent "reviewer" is shadowed by testdata/load/ws/.wield/agents/reviewer.md, found earlier; this file is not used
+	// testdata/load/home/.claude/agents/researcher.md:4: info: color is ignored: a display colour
+	// testdata/load/home/.claude/agents/researcher.md: info: agent "researcher" is shadowed by testdata/load/ws/.gemini/agents/researcher.md, found earlier; this file is not used
+}
+
+func ExampleDefinition_ToolsFrom() {
+	d, _ := subagent.Parse([]byte(`---
+name: github-triager
+description: Triages GitHub issues.
+tools: Read, Grep, mcp__github__*
+disallowedTools: mcp__github__delete_*
+---
+Triage the issue you are given.
+`))
+	parent := []string{"read_file", "replace", "search_file_content", "mcp__github__get_issue", "mcp__github__delete_issue", "mcp__slack__post"}
+	fmt.Println(d.ToolsFrom(parent))
+	// Output:
+	// [read_file search_file_content mcp__github__get_issue]
+}
+
+func ExampleDefinition_Format() {
+	d, _ := subagent.Parse([]byte(`---
+name: researcher
+description: Finds things out.
+tools: [read_file, glob]
+max_turns: 10
+timeout_mins: 5
+color: blue
+---
+Research the question.
+`))
+	out, _ := d.Format()
+	fmt.Print(string(out))
+	// Output:
+	// ---
+	// name: researcher
+	// description: Finds things out.
+	// tools:
+	//   - read_file
+	//   - glob
+	// maxTurns: 10
+	// timeout: 5m0s
+	// ---
+	//
+	// Research the question.
+}
