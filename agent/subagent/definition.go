@@ -418,6 +418,7 @@ func Parse(data []byte) (d *Definition, problems []Problem) {
 type parser struct {
 	problems []Problem
 	offset   int // lines before the frontmatter's first line
+	lines    int // lines of the frontmatter
 }
 
 func (p *parser) report(line int, sev Severity, format string, args ...any) {
@@ -428,11 +429,14 @@ func (p *parser) errorf(n *yaml.Node, format string, args ...any) {
 	p.report(p.line(n), Error, format, args...)
 }
 
+// line returns the line of the file that n is on. The YAML package also
+// counts a lone "\r" as a line break; the result is clamped to the
+// frontmatter so that it is a line of the file still.
 func (p *parser) line(n *yaml.Node) int {
 	if n == nil || n.Line == 0 {
 		return 1
 	}
-	return n.Line + p.offset
+	return max(1, min(n.Line, p.lines)) + p.offset
 }
 
 // split separates the frontmatter from the body.
@@ -474,7 +478,7 @@ func (p *parser) parse(data []byte) *Definition {
 		p.report(1, Error, `no frontmatter: a definition starts with a "---" line, then YAML with at least name and description, then a closing "---" line, then the prompt`)
 		return nil
 	}
-	p.offset = 1
+	p.offset, p.lines = 1, bytes.Count(front, []byte("\n"))
 	var doc yaml.Node
 	if err := decodeYAML(front, &doc); err != nil {
 		line, msg := yamlErrorLine(err, front)
@@ -767,6 +771,10 @@ func (p *parser) output(key string, v *yaml.Node) json.RawMessage {
 	}
 	var buf bytes.Buffer
 	if err := appendJSON(&buf, v, 0); err != nil {
+		var ne *nodeError
+		if errors.As(err, &ne) && ne.node.Line != 0 {
+			v = ne.node
+		}
 		p.errorf(v, "%s: %v", key, err)
 		return nil
 	}
@@ -788,11 +796,19 @@ func clearLines(n *yaml.Node) {
 // package then applies its own, lower, limit).
 const maxOutputDepth = 64
 
+// A nodeError is a YAML value that has no JSON equivalent.
+type nodeError struct {
+	node *yaml.Node
+	msg  string
+}
+
+func (e *nodeError) Error() string { return e.msg }
+
 // appendJSON writes the YAML value n as compact JSON, keeping the order of
-// mapping keys.
+// mapping keys. It fails with a *nodeError.
 func appendJSON(buf *bytes.Buffer, n *yaml.Node, depth int) error {
 	if depth > maxOutputDepth {
-		return fmt.Errorf("line %d: nested more than %d levels", n.Line, maxOutputDepth)
+		return &nodeError{n, fmt.Sprintf("nested more than %d levels", maxOutputDepth)}
 	}
 	n = deref(n)
 	switch n.Kind {
@@ -802,17 +818,17 @@ func appendJSON(buf *bytes.Buffer, n *yaml.Node, depth int) error {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := deref(n.Content[i])
 			if k.Kind != yaml.ScalarNode {
-				return fmt.Errorf("line %d: a key must be a string", k.Line)
+				return &nodeError{k, "a key must be a string"}
 			}
 			if seen[k.Value] {
-				return fmt.Errorf("line %d: key %q is given twice", k.Line, k.Value)
+				return &nodeError{k, fmt.Sprintf("key %q is given twice", k.Value)}
 			}
 			seen[k.Value] = true
 			if i > 0 {
 				buf.WriteByte(',')
 			}
 			if err := appendValue(buf, k.Value); err != nil {
-				return err
+				return &nodeError{k, err.Error()}
 			}
 			buf.WriteByte(':')
 			if err := appendJSON(buf, n.Content[i+1], depth+1); err != nil {
@@ -834,13 +850,13 @@ func appendJSON(buf *bytes.Buffer, n *yaml.Node, depth int) error {
 	case yaml.ScalarNode:
 		var v any
 		if err := n.Decode(&v); err != nil {
-			return fmt.Errorf("line %d: %v", n.Line, err)
+			return &nodeError{n, err.Error()}
 		}
 		if err := appendValue(buf, v); err != nil {
-			return fmt.Errorf("line %d: %q is not a JSON value", n.Line, n.Value)
+			return &nodeError{n, fmt.Sprintf("%q is not a JSON value", n.Value)}
 		}
 	default:
-		return fmt.Errorf("line %d: not a JSON value", n.Line)
+		return &nodeError{n, "not a JSON value"}
 	}
 	return nil
 }

@@ -217,7 +217,12 @@ func TestParse_inline(t *testing.T) {
 		{
 			name:     "output with a number JSON cannot hold",
 			in:       "---\nname: a\ndescription: d\noutput:\n  maximum: .inf\n---\n",
-			problems: []problem{{5, Error, `".inf" is not a JSON value`}},
+			problems: []problem{{5, Error, `output: ".inf" is not a JSON value`}},
+		},
+		{
+			name:     "output with a key given twice",
+			in:       "---\nname: a\ndescription: d\noutput:\n  type: object\n  properties:\n    a: {}\n    a: {}\n---\n",
+			problems: []problem{{8, Error, `output: key "a" is given twice`}},
 		},
 		{
 			name:     "timeout_mins negative",
@@ -546,4 +551,26 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+func BenchmarkParse(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("testdata", "parse", "claude.md"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if d, _ := Parse(data); d == nil {
+			b.Fatal("Parse failed")
+		}
+	}
+}
+
+func BenchmarkLoad(b *testing.B) {
+	base := filepath.Join("testdata", "load")
+	dirs := Dirs(filepath.Join(base, "ws"), workspace.UserLayout{Dir: filepath.Join(base, "config", "wield")}, filepath.Join(base, "home"))
+	b.ReportAllocs()
+	for b.Loop() {
+		Load(dirs...)
+	}
 }
