@@ -9,6 +9,7 @@ import (
 
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/catalog"
+	"github.com/wieldhq/wield/llm/gemini"
 	"github.com/wieldhq/wield/llm/openai"
 )
 
@@ -101,6 +102,8 @@ func newProvider(mc modelChoice, g *globals) (*catalog.Metered, error) {
 	switch mc.Provider.API {
 	case catalog.APIOpenAIChat, catalog.APIOpenAIResponses:
 		p, err = newOpenAI(mc, g)
+	case catalog.APIGemini:
+		p, err = gemini.New(gemini.Config{BaseURL: mc.BaseURL, APIKey: mc.APIKey, Model: mc.Model, Logger: g.logger()})
 	default:
 		return nil, fmt.Errorf("model %s: wield cannot speak the %q API yet", mc, mc.Provider.API)
 	}

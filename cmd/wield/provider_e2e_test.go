@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/gemini/geminitest"
 	"github.com/wieldhq/wield/llm/openai/openaitest"
 	"github.com/wieldhq/wield/llm/replay"
 	"github.com/wieldhq/wield/session"
@@ -117,5 +119,33 @@ func TestRunOpenAIResponsesEndToEnd(t *testing.T) {
 	}
 	if a := reqs[0].Header.Get("Authorization"); a != "Bearer sk-test-responses-key" {
 		t.Errorf("Authorization %q", a)
+	}
+}
+
+func TestRunGeminiEndToEnd(t *testing.T) {
+	entries := slices.Clone(twoRounds)
+	entries[0].ToolCalls = []llm.ToolCall{{ID: "call_1", Name: "echo", Arguments: json.RawMessage(`{"text":"from the tool"}`), Signature: "c2lnbmVkLWNhbGw="}}
+	srv := geminitest.NewServer(t, entries, nil)
+	ws := workspaceDir(t)
+	code, stdout, stderr := runWield(t, ws, map[string]string{"GEMINI_API_KEY": "", "GOOGLE_API_KEY": "gk-test-key-1234", "WIELD_MODEL": ""},
+		"run", "--model", "gemini:gemini-2.5-flash", "--base-url", srv.URL, "--tools", "echo", "say it")
+	// gemini-2.5-flash: 300 plain input at $0.30/M, 1,800 cached at $0.03/M, 30 out at $2.50/M.
+	checkRun(t, ws, code, stdout, stderr, "gemini:gemini-2.5-flash", `\$0.0002`)
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	if k := reqs[0].Header.Get("X-Goog-Api-Key"); k != "gk-test-key-1234" {
+		t.Errorf("key header %q: want the key from GOOGLE_API_KEY", k)
+	}
+	// The call's thought signature went back unchanged with the call.
+	var sig string
+	for _, m := range reqs[1].Messages {
+		for _, c := range m.ToolCalls {
+			sig = c.Signature
+		}
+	}
+	if sig != "c2lnbmVkLWNhbGw=" {
+		t.Errorf("signature sent back %q", sig)
 	}
 }
