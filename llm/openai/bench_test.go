@@ -25,7 +25,8 @@ func benchStream() []byte {
 }
 
 // BenchmarkReadStream measures parsing and assembling a streamed reply,
-// without the network.
+// without the network, per event (bench/llm.sh sets it beside the other
+// providers' readers).
 func BenchmarkReadStream(b *testing.B) {
 	bodies := map[string][]byte{"synthetic": benchStream()}
 	if data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "conformance", "llm-streams", "openai-chat", "groq-reasoning.chunks.txt")); err == nil {
@@ -46,6 +47,7 @@ func BenchmarkReadStream(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*bytes.Count(body, []byte("data: "))), "ns/event")
 		})
 	}
 }
