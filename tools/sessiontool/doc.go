@@ -1,6 +1,12 @@
 // Package sessiontool provides the tools that let a model read and change
-// the session it works in: write_todos, delete_todos, get_session,
+// the session it works in: todo, delete_todos, get_session,
 // compress_session_turns and delete_session.
+//
+// The todo list has one home, the session's journal ([session.Session.SetTodos]),
+// and three writers: todo, offered to the model, and two hidden aliases
+// that run when a model calls the name it was trained on: write_todos
+// (gemini-cli's) and update_plan (Codex's, with its {plan: [{step,
+// status}]} arguments). Each returns the list rendered as a checklist.
 //
 // The tools are built with the store they work on: [Tools](store). A
 // host that builds them without one gets tools that fail clearly, not a
@@ -20,7 +26,7 @@ import (
 // display order. A nil store gives tools that fail, saying they work only
 // inside a wield session.
 func Tools(store *session.Store) []*tool.Tool {
-	return []*tool.Tool{WriteTodos(store), DeleteTodos(store), GetSession(store), CompressSessionTurns(store), DeleteSession(store)}
+	return []*tool.Tool{Todo(store), WriteTodos(store), UpdatePlan(store), DeleteTodos(store), GetSession(store), CompressSessionTurns(store), DeleteSession(store)}
 }
 
 // errNoStore is the failure of a session tool built without a store.
