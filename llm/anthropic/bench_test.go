@@ -1,0 +1,73 @@
+package anthropic
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// benchStream is a synthetic reply in the shape of openai's benchmark: a
+// thinking block, 1,000 text deltas, then a tool call whose input arrives
+// in 100 pieces. It returns the body and its number of events.
+func benchStream() ([]byte, int) {
+	payloads := []string{start,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me think."}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQBCkYIAxgCIkD"}}`,
+		`{"type":"content_block_stop","index":0}`,
+		`{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`}
+	for i := range 1000 {
+		payloads = append(payloads, textDelta("1", fmt.Sprintf("word%d ", i)))
+	}
+	payloads = append(payloads, `{"type":"content_block_stop","index":1}`,
+		`{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_1","name":"read","input":{}}}`)
+	for range 100 {
+		payloads = append(payloads, `{"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"a\":"}}`)
+	}
+	payloads = append(payloads, `{"type":"content_block_stop","index":2}`,
+		`{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":1100}}`, msgStop)
+	return []byte(sse(payloads...)), len(payloads)
+}
+
+// BenchmarkReadStream measures parsing and assembling a streamed reply,
+// without the network, and reports the cost per event.
+func BenchmarkReadStream(b *testing.B) {
+	type body struct {
+		data   []byte
+		events int
+	}
+	synthetic, n := benchStream()
+	bodies := map[string]body{"synthetic": {synthetic, n}}
+	if data, err := os.ReadFile(filepath.Join(fixturesDir, "anthropic-issue-11719-quoted-tool-input.chunks.txt")); err == nil {
+		p := payloads(data)
+		bodies["quoted-tool-input"] = body{[]byte(sse(p...)), len(p)}
+	}
+	for name, bd := range bodies {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(bd.data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := readStream(bytes.NewReader(bd.data), &nameMap{}, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*bd.events), "ns/event")
+		})
+	}
+}
+
+// TestBenchStreamIsValid keeps the benchmark's input honest: it must read
+// as a complete reply.
+func TestBenchStreamIsValid(t *testing.T) {
+	data, _ := benchStream()
+	resp, err := readStream(bytes.NewReader(data), &nameMap{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(resp.Message.Content, "word0 word1 ") || len(resp.Message.ToolCalls) != 1 || resp.Message.Reasoning != "Let me think." {
+		t.Errorf("the benchmark stream reads as %+v", resp.Message)
+	}
+}
