@@ -994,7 +994,7 @@ var claudeTools = map[string]string{
 	"LS":        "list_directory",
 	"WebFetch":  "web_fetch",
 	"WebSearch": "web_search",
-	"TodoWrite": "write_todos",
+	"TodoWrite": "todo",
 }
 
 // ToolsFrom returns the tools a child of this definition gets, given the names
