@@ -330,6 +330,8 @@ func TestErrors(t *testing.T) {
 			status: 400, want: []string{"messages.0.content: Input should be a valid list"}},
 		{name: "error event", fault: anthropictest.Fault{Request: 1, ErrorEvent: true, Type: "invalid_request_error", Message: "prompt is too long: 210000 tokens > 200000 maximum"},
 			status: 400, want: []string{"prompt is too long", "invalid_request_error"}},
+		{name: "the key in a message", entry: replay.Entry{Round: 1, Error: &replay.Error{Status: 400, Message: "x-api-key " + testKey + " is not allowed here"}},
+			status: 400, want: []string{"x-api-key [redacted] is not allowed here"}},
 		{name: "wrong key", key: "sk-ant-the-right-one", status: 401, want: []string{"invalid x-api-key", "ANTHROPIC_API_KEY"}},
 		{name: "overloaded for good", entry: replay.Entry{Round: 1, Error: &replay.Error{Status: 529, Message: "Overloaded"}},
 			status: 529, want: []string{"Overloaded", "gave up after 3 attempts"}, retries: 2},
