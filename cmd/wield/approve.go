@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/wieldhq/wield/tool"
+	"github.com/wieldhq/wield/tools/askuser"
 )
 
 // terminalApprover asks the person at the terminal about calls the policy
@@ -102,14 +103,37 @@ func summarizeArgs(args json.RawMessage) string {
 // terminalAsker puts ask_user questions to the person at the terminal.
 type terminalAsker struct{ *terminalApprover }
 
-// Ask prints the question and its numbered options and reads one line.
-func (a terminalAsker) Ask(ctx context.Context, question string, options []string) (string, error) {
+// Ask prints the question and its numbered options and reads a reply: a
+// number, several numbers when the question allows several, or words. A
+// reply that names no option asks again.
+func (a terminalAsker) Ask(ctx context.Context, q askuser.Question) (askuser.Answer, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	fmt.Fprintf(a.out, "\nwield asks: %s\n", question)
-	for i, o := range options {
-		fmt.Fprintf(a.out, "  %d. %s\n", i+1, o)
+	fmt.Fprintf(a.out, "\nwield asks: %s\n", q.Text)
+	for i, o := range q.Options {
+		fmt.Fprintf(a.out, "  %d. %s", i+1, o.Label)
+		if o.Description != "" {
+			fmt.Fprintf(a.out, " — %s", o.Description)
+		}
+		fmt.Fprintln(a.out)
 	}
-	fmt.Fprint(a.out, "  answer: ")
-	return a.readLine(ctx)
+	prompt := "  answer: "
+	switch {
+	case len(q.Options) > 1 && q.Multiple:
+		prompt = fmt.Sprintf("  answer (numbers 1-%d, several allowed, or your own words): ", len(q.Options))
+	case len(q.Options) > 0:
+		prompt = fmt.Sprintf("  answer (a number 1-%d, or your own words): ", len(q.Options))
+	}
+	for {
+		fmt.Fprint(a.out, prompt)
+		line, err := a.readLine(ctx)
+		if err != nil {
+			return askuser.Answer{}, err
+		}
+		ans, err := askuser.ParseAnswer(q, line)
+		if err == nil {
+			return ans, nil
+		}
+		fmt.Fprintf(a.out, "  (%v)\n", err)
+	}
 }
