@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/anthropic"
 	"github.com/wieldhq/wield/llm/catalog"
 	"github.com/wieldhq/wield/llm/gemini"
 	"github.com/wieldhq/wield/llm/openai"
@@ -102,6 +103,8 @@ func newProvider(mc modelChoice, g *globals) (*catalog.Metered, error) {
 	switch mc.Provider.API {
 	case catalog.APIOpenAIChat, catalog.APIOpenAIResponses:
 		p, err = newOpenAI(mc, g)
+	case catalog.APIAnthropic:
+		p, err = anthropic.New(anthropic.Config{BaseURL: mc.BaseURL, APIKey: mc.APIKey, Model: mc.Model, Logger: g.logger()})
 	case catalog.APIGemini:
 		p, err = gemini.New(gemini.Config{BaseURL: mc.BaseURL, APIKey: mc.APIKey, Model: mc.Model, Logger: g.logger()})
 	default:

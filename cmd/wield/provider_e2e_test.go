@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/anthropic/anthropictest"
 	"github.com/wieldhq/wield/llm/gemini/geminitest"
 	"github.com/wieldhq/wield/llm/openai/openaitest"
 	"github.com/wieldhq/wield/llm/replay"
@@ -147,5 +148,38 @@ func TestRunGeminiEndToEnd(t *testing.T) {
 	}
 	if sig != "c2lnbmVkLWNhbGw=" {
 		t.Errorf("signature sent back %q", sig)
+	}
+}
+
+func TestRunAnthropicEndToEnd(t *testing.T) {
+	entries := slices.Clone(twoRounds)
+	entries[0].Thinking = []llm.Thinking{{Provider: "anthropic", Text: "The echo tool will do.", Signature: "EqQBCkYIARgCIkB"}}
+	for i := range entries {
+		entries[i].Usage = llm.Usage{} // the server reports what its simulated cache saw
+	}
+	srv := anthropictest.NewServer(t, entries, &anthropictest.Options{Key: "ak-test-key-1234"})
+	ws := workspaceDir(t)
+	code, stdout, stderr := runWield(t, ws, map[string]string{"ANTHROPIC_API_KEY": "ak-test-key-1234", "WIELD_MODEL": ""},
+		"run", "--model", "anthropic:claude-sonnet-4-5", "--base-url", srv.URL, "--tools", "echo", "say it")
+	if code != 0 || !strings.Contains(stdout, "The tool said: from the tool.") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	if !regexp.MustCompile(`anthropic:claude-sonnet-4-5: 2 rounds, [0-9,]+ tokens in \([0-9,]+ cached, [0-9,]+ written to the cache\), [0-9,]+ out, \$0\.[0-9]{4}`).MatchString(stderr) {
+		t.Errorf("usage line missing or wrong in %q", stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || reqs[0].Breakpoints == 0 {
+		t.Fatalf("%d requests (breakpoints %d): want 2, with prompt caching on", len(reqs), reqs[0].Breakpoints)
+	}
+	// The signed thinking block went back unchanged in round 2.
+	var back []llm.Thinking
+	for _, m := range reqs[1].Conversation {
+		back = append(back, m.Thinking...)
+	}
+	if len(back) != 1 || back[0].Signature != "EqQBCkYIARgCIkB" || back[0].Text != "The echo tool will do." {
+		t.Errorf("thinking sent back: %+v", back)
+	}
+	if reqs[1].Usage.CachedTokens == 0 {
+		t.Errorf("round 2 read nothing from the cache: %+v", reqs[1].Usage)
 	}
 }
