@@ -159,8 +159,9 @@ func TestRunAnthropicEndToEnd(t *testing.T) {
 	}
 	srv := anthropictest.NewServer(t, entries, &anthropictest.Options{Key: "ak-test-key-1234"})
 	ws := workspaceDir(t)
+	rec := filepath.Join(t.TempDir(), "claude.jsonl")
 	code, stdout, stderr := runWield(t, ws, map[string]string{"ANTHROPIC_API_KEY": "ak-test-key-1234", "WIELD_MODEL": ""},
-		"run", "--model", "anthropic:claude-sonnet-4-5", "--base-url", srv.URL, "--tools", "echo", "say it")
+		"run", "--model", "anthropic:claude-sonnet-4-5", "--base-url", srv.URL, "--tools", "echo", "--record", rec, "say it")
 	if code != 0 || !strings.Contains(stdout, "The tool said: from the tool.") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
@@ -181,5 +182,15 @@ func TestRunAnthropicEndToEnd(t *testing.T) {
 	}
 	if reqs[1].Usage.CachedTokens == 0 {
 		t.Errorf("round 2 read nothing from the cache: %+v", reqs[1].Usage)
+	}
+
+	// The recording replays offline: same answer, thinking included.
+	code, stdout, stderr = runWield(t, workspaceDir(t), nil, "run", "--replay", rec, "--tools", "echo", "say it")
+	if code != 0 || !strings.Contains(stdout, "The tool said: from the tool.") {
+		t.Fatalf("replay of the recording: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	data, err := os.ReadFile(rec)
+	if err != nil || !strings.Contains(string(data), `"signature":"EqQBCkYIARgCIkB"`) || !strings.Contains(string(data), `"model":"claude-sonnet-4-5`) {
+		t.Errorf("recording %s lacks the thinking signature or the model: %v", data, err)
 	}
 }
