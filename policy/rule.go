@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"golang.org/x/net/idna"
 )
 
 // A Rule names a tool, optionally narrowed by a specifier, in Claude Code's
@@ -20,7 +21,11 @@ import (
 //     command line;
 //   - tools with a path argument: a glob ("src/**", "*.md") matched
 //     against the workspace-relative path;
-//   - tools with a url argument: "domain:example.com" (and its subdomains).
+//   - tools with a url argument: "domain:example.com" matches that host
+//     and its subdomains, "domain:*.example.com" only its subdomains (at
+//     any depth), "domain:*" every host. Hosts compare case-insensitively,
+//     without a trailing dot and in their ASCII (punycode) form; the port
+//     is ignored. A url without a scheme is read as https.
 //
 // Claude Code's tool names are accepted as aliases: Bash, Read, Write,
 // Edit, MultiEdit, Glob, Grep, LS, WebFetch.
@@ -150,13 +155,8 @@ func (r Rule) matchesArgs(root string, args json.RawMessage) bool {
 		if !ok {
 			return false
 		}
-		u, err := url.Parse(raw)
-		if err != nil {
-			return false
-		}
-		h := strings.ToLower(u.Hostname())
-		dom = strings.ToLower(dom)
-		return h == dom || strings.HasSuffix(h, "."+dom)
+		h, ok := urlHost(raw)
+		return ok && matchesDomain(dom, h)
 	}
 	for _, key := range []string{"path", "file_path", "directory"} {
 		p, ok := argString(args, key)
@@ -199,4 +199,44 @@ func workspaceRel(root, p string) (string, bool) {
 		return "", false
 	}
 	return p, true
+}
+
+// urlHost returns the host a url argument names, normalised as
+// [matchesDomain] compares it. A url without a scheme ("evil.com/x") is
+// read as https, so that a deny rule still applies to it.
+func urlHost(raw string) (string, bool) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err == nil && u.Host == "" && u.Scheme == "" {
+		u, err = url.Parse("https://" + strings.TrimSpace(raw))
+	}
+	if err != nil || u.Hostname() == "" {
+		return "", false
+	}
+	return normalHost(u.Hostname()), true
+}
+
+// normalHost lower-cases h, drops a trailing dot and converts an
+// internationalised name to its ASCII form.
+func normalHost(h string) string {
+	h = strings.TrimSuffix(strings.ToLower(h), ".")
+	if a, err := idna.Lookup.ToASCII(h); err == nil {
+		h = a
+	}
+	return h
+}
+
+// matchesDomain reports whether host (normalised) is covered by the domain
+// pattern dom: "example.com" covers the host and its subdomains,
+// "*.example.com" only its subdomains, "*" every host.
+func matchesDomain(dom, host string) bool {
+	dom = strings.TrimSpace(dom)
+	if dom == "*" {
+		return host != ""
+	}
+	if sub, ok := strings.CutPrefix(dom, "*."); ok {
+		sub = normalHost(sub)
+		return sub != "" && strings.HasSuffix(host, "."+sub)
+	}
+	dom = normalHost(dom)
+	return dom != "" && (host == dom || strings.HasSuffix(host, "."+dom))
 }
