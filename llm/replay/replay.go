@@ -15,6 +15,21 @@
 // one more than the number of assistant messages after the last user
 // message. An entry with turn 0 matches any turn. Requests that match no
 // entry fail with an error and are kept for inspection ([Provider.Unmatched]).
+//
+// # Several conversations in one script
+//
+// Subagents talk to the same model as their parent, each in a conversation
+// of its own that starts again at turn 1, round 1. An entry with "when"
+// answers only the requests whose system prompt or first user message
+// contains that text, so a script can tell them apart by a phrase of the
+// child's prompt or of the task it was given:
+//
+//	{"turn": 1, "round": 1, "tool_calls": [{"name": "agent", "arguments": {"type": "reviewer", "prompt": "Review main.go"}}]}
+//	{"when": "Review main.go", "round": 1, "tool_calls": [{"name": "complete_task", "arguments": {"status": "done", "result": "LGTM"}}]}
+//
+// Among the entries for a request's round, one whose "when" holds beats
+// one without "when", and an exact turn beats turn 0; the first in the
+// script wins a tie. An entry whose "when" does not hold is never used.
 package replay
 
 import (
@@ -38,6 +53,10 @@ type Entry struct {
 	// package documentation. Round must be at least 1.
 	Turn  int `json:"turn,omitempty"`
 	Round int `json:"round"`
+	// When, if set, restricts the entry to the requests whose system
+	// prompt or first user message contains it; see the package
+	// documentation.
+	When string `json:"when,omitempty"`
 	// Text, Reasoning, Thinking and ToolCalls make up the assistant
 	// message; Thinking blocks and call signatures are played back as a
 	// provider sent them, so a recorded Claude or Gemini run replays whole.
@@ -156,7 +175,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, handle func(llm
 	p.mu.Lock()
 	p.requests = append(p.requests, *req)
 	p.mu.Unlock()
-	e, ok := p.match(turn, round)
+	e, ok := p.match(req, turn, round)
 	if !ok {
 		p.mu.Lock()
 		p.unmatched = append(p.unmatched, *req)
@@ -210,24 +229,49 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, handle func(llm
 		FinishReason: finish, Stop: stop, Usage: e.Usage}, nil
 }
 
-func (p *Provider) match(turn, round int) (Entry, bool) {
-	var fallback *Entry
+// match returns the entry that answers req, at turn and round: the best
+// by the ranking in the package documentation.
+func (p *Provider) match(req *llm.Request, turn, round int) (Entry, bool) {
+	best, bestRank := -1, 0
 	for i := range p.entries {
 		e := &p.entries[i]
-		if e.Round != round {
+		if e.Round != round || e.Turn != 0 && e.Turn != turn {
 			continue
 		}
+		rank := 1
 		if e.Turn == turn {
-			return *e, true
+			rank++
 		}
-		if e.Turn == 0 && fallback == nil {
-			fallback = e
+		if e.When != "" {
+			if !mentions(req, e.When) {
+				continue
+			}
+			rank += 2
+		}
+		if rank > bestRank {
+			best, bestRank = i, rank
 		}
 	}
-	if fallback != nil {
-		return *fallback, true
+	if best < 0 {
+		return Entry{}, false
 	}
-	return Entry{}, false
+	return p.entries[best], true
+}
+
+// mentions reports whether the system prompt or the first user message of
+// req contains text.
+func mentions(req *llm.Request, text string) bool {
+	for _, m := range req.Messages {
+		switch m.Role {
+		case llm.RoleSystem:
+			if strings.Contains(m.Content, text) {
+				return true
+			}
+		case llm.RoleUser:
+			return strings.Contains(m.Content, text)
+		}
+	}
+	return false
 }
 
 // Unmatched returns the requests no entry answered, oldest first. The

@@ -78,6 +78,60 @@ func TestProvider_Stream(t *testing.T) {
 	}
 }
 
+// TestProvider_When checks that entries with "when" answer only the
+// conversations that mention their text, so a parent and its children can
+// share a script although all of them start at turn 1, round 1.
+func TestProvider_When(t *testing.T) {
+	p := mustProvider(t, `{"turn": 1, "round": 1, "text": "parent"}
+{"round": 1, "text": "any conversation"}
+{"when": "You review code", "round": 1, "text": "reviewer"}
+{"when": "Review main.go", "turn": 1, "round": 1, "text": "the main.go review"}
+{"when": "never said", "turn": 1, "round": 1, "text": "unused"}
+{"when": "Review", "round": 2, "text": "second round of a review"}`)
+	sys := func(s string) llm.Message { return llm.Message{Role: llm.RoleSystem, Content: s} }
+	user := func(s string) llm.Message { return llm.Message{Role: llm.RoleUser, Content: s} }
+	asst := llm.Message{Role: llm.RoleAssistant, Content: "..."}
+	tests := []struct {
+		name string
+		msgs []llm.Message
+		want string
+	}{
+		{"no when holds: the exact turn", []llm.Message{sys("You are wield"), user("fix it")}, "parent"},
+		{"turn 2 falls back to turn 0", []llm.Message{sys("You are wield"), user("a"), asst, user("b")}, "any conversation"},
+		{"the system prompt", []llm.Message{sys("You review code."), user("Review util.go")}, "reviewer"},
+		{"when and the turn beat when alone", []llm.Message{sys("You review code."), user("Review main.go")}, "the main.go review"},
+		{"only the first user message counts", []llm.Message{sys("x"), user("a"), asst, user("Review main.go")}, "any conversation"},
+		{"when at round 2", []llm.Message{sys("x"), user("Review it"), asst}, "second round of a review"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := p.Stream(t.Context(), &llm.Request{Messages: tt.msgs}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Message.Content != tt.want {
+				t.Errorf("answer = %q, want %q", res.Message.Content, tt.want)
+			}
+		})
+	}
+	if _, err := p.Stream(t.Context(), &llm.Request{Messages: []llm.Message{sys("x"), user("y"), asst}}, nil); err == nil {
+		t.Error("round 2 without the when text was answered")
+	}
+}
+
+func mustProvider(t *testing.T, script string) *Provider {
+	t.Helper()
+	entries, err := Parse([]byte(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func TestParse_Errors(t *testing.T) {
 	tests := []struct{ name, script, want string }{
 		{"bad JSON", `{"round": 1,`, "line 1"},
@@ -105,6 +159,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(script))
 	f.Add([]byte("{\"round\":1}\n\n# c\n{\"round\":2,\"tool_calls\":[{\"name\":\"x\",\"arguments\":\"{\"}]}"))
 	f.Add([]byte("{\"round\":1} {\"round\":2}\n"))
+	f.Add([]byte("{\"when\":\"You review\",\"round\":1,\"text\":\"ok\"}\n"))
 	f.Add([]byte("// x\r\n {\"round\": 1, \"text\": \"\\u00e9\\ud800\", \"usage\": {}} \r\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		entries, err := Parse(data)
