@@ -55,8 +55,15 @@ type Config struct {
 	// result LoopRepeats times within LoopWindow rounds. Zero means the
 	// defaults, 5 within 10.
 	LoopRepeats, LoopWindow int
-	// StopAtTools names tools after whose call the run stops.
+	// StopAtTools names tools after whose successful call the run stops.
+	// A failed call of one (bad arguments, refused) goes back to the model
+	// like any other failure, so that it can call it again correctly.
 	StopAtTools []string
+	// ParentCall, when set, makes this agent a subagent: it is the id of
+	// the parent agent's tool call that started it, and every
+	// [tool.Call] this agent makes says Subagent and carries it as
+	// ParentID.
+	ParentCall string
 	// MaxTokens and Temperature are passed to the model.
 	MaxTokens   int
 	Temperature *float64
@@ -134,11 +141,20 @@ type Outcome struct {
 	Rounds int `json:"rounds"`
 	// ToolCalls is the number of tool calls run.
 	ToolCalls int `json:"tool_calls"`
-	// Usage adds up the tokens of every model call.
+	// Usage adds up the tokens of every model call, including those that
+	// tools made and reported ([UsageReporter]), such as subagents.
 	Usage llm.Usage `json:"usage"`
 	// Pending lists the calls that await approval, when Reason is
 	// StopApproval.
 	Pending []tool.PendingCall `json:"pending,omitempty"`
+}
+
+// A UsageReporter is the Data of a tool result whose tool called models
+// itself, such as a subagent's report: the loop adds ModelUsage to the
+// run's [Outcome.Usage] when the result comes back, so that a run's usage
+// includes its children's.
+type UsageReporter interface {
+	ModelUsage() llm.Usage
 }
 
 func (a *Agent) emit(e Event) {

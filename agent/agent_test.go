@@ -262,3 +262,42 @@ func TestNew_CopiesConfig(t *testing.T) {
 		t.Errorf("Run after the caller changed its Config = %+v, %v; want %s", out, err, StopTool)
 	}
 }
+
+// reportedUsage is the Data of a tool result that spent model tokens.
+type reportedUsage struct{ u llm.Usage }
+
+func (r reportedUsage) ModelUsage() llm.Usage { return r.u }
+
+// TestAgent_SubagentHooks checks what the subagent runner relies on: a
+// stop tool stops the run only when its call succeeds, every call of an
+// agent with a ParentCall says so, and usage reported by a tool's result
+// joins the run's.
+func TestAgent_SubagentHooks(t *testing.T) {
+	type finishIn struct {
+		Status string `json:"status" enum:"done"`
+	}
+	var calls []tool.Call
+	finish := tool.New(tool.Spec{Name: "finish", Description: "end"}, func(_ context.Context, c *tool.Call, _ finishIn) (tool.Result, error) {
+		calls = append(calls, *c)
+		return tool.Result{Success: true, Output: "finished", Data: reportedUsage{llm.Usage{InputTokens: 100, OutputTokens: 10, Cost: 0.5}}}, nil
+	})
+	p := script(t,
+		`{"round":1,"tool_calls":[{"name":"finish","arguments":{"status":"nearly"}}],"usage":{"input_tokens":1,"output_tokens":1}}`,
+		`{"round":2,"tool_calls":[{"name":"finish","arguments":{"status":"done"}}],"usage":{"input_tokens":2,"output_tokens":1}}`,
+		`{"round":3,"text":"not reached"}`)
+	a := newAgent(t, p, testRegistry(t, finish), Config{StopAtTools: []string{"finish"}, ParentCall: "call_7", Name: "reviewer"})
+	out, err := a.Run(t.Context(), NewMemorySession("child"), "review")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Reason != StopTool || out.Rounds != 2 {
+		t.Errorf("outcome = %+v; want a stop after the successful call in round 2", out)
+	}
+	want := llm.Usage{InputTokens: 103, OutputTokens: 12, Cost: 0.5}
+	if diff := cmp.Diff(want, out.Usage); diff != "" {
+		t.Errorf("usage (-want +got):\n%s", diff)
+	}
+	if len(calls) != 1 || !calls[0].Subagent || calls[0].ParentID != "call_7" || calls[0].Agent != "reviewer" {
+		t.Errorf("calls = %+v; want one subagent call with parent call_7", calls)
+	}
+}

@@ -12,7 +12,7 @@
 //     returned and the outcome says the limit was reached);
 //   - the same call with the same result came back LoopRepeats times within
 //     LoopWindow rounds (StopLoop);
-//   - a tool named in StopAtTools ran (StopTool);
+//   - a tool named in StopAtTools ran successfully (StopTool);
 //   - ctx was cancelled (StopCancelled).
 //
 // Tool errors, invalid arguments and unknown tools go back to the model as

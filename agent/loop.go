@@ -151,10 +151,10 @@ func (a *Agent) loop(ctx context.Context, s Session, st *runState, out *Outcome)
 				call, a.cfg.LoopRepeats, a.cfg.LoopWindow)
 			return nil
 		}
-		for _, r := range reqs {
-			if slices.Contains(a.cfg.StopAtTools, r.Name) {
+		for _, inv := range st.invoked[len(st.invoked)-len(reqs):] {
+			if inv.Success && slices.Contains(a.cfg.StopAtTools, inv.Tool) {
 				out.Reason = StopTool
-				out.Note = "stopped after " + r.Name + ", a stop tool"
+				out.Note = "stopped after " + inv.Tool + ", a stop tool"
 				return nil
 			}
 		}
@@ -165,7 +165,8 @@ func (a *Agent) loop(ctx context.Context, s Session, st *runState, out *Outcome)
 // after the assistant message that made them. Calls that await approval
 // set out.Reason to StopApproval.
 func (a *Agent) runTools(ctx context.Context, s Session, runner *tool.Runner, st *runState, reqs []tool.Request, out *Outcome) error {
-	tmpl := tool.Call{SessionID: s.ID(), Agent: a.cfg.Name, Iteration: st.n, History: slices.Clone(st.invoked), Root: a.cfg.Root}
+	tmpl := tool.Call{SessionID: s.ID(), Agent: a.cfg.Name, Iteration: st.n, History: slices.Clone(st.invoked), Root: a.cfg.Root,
+		Subagent: a.cfg.ParentCall != "", ParentID: a.cfg.ParentCall}
 	results, err := runner.Run(ctx, tmpl, reqs)
 	if ae, ok := errors.AsType[*tool.ApprovalError](err); ok {
 		out.Reason, out.Pending = StopApproval, ae.Calls
@@ -181,6 +182,9 @@ func (a *Agent) runTools(ctx context.Context, s Session, runner *tool.Runner, st
 			continue
 		}
 		out.ToolCalls++
+		if u, ok := res.Data.(UsageReporter); ok {
+			out.Usage = out.Usage.Add(u.ModelUsage())
+		}
 		st.round = append(st.round, llm.Message{Role: llm.RoleTool, ToolCallID: reqs[i].ID, ToolName: reqs[i].Name, Content: res.ForModel()})
 		st.invoked = append(st.invoked, tool.Invocation{ID: reqs[i].ID, Tool: reqs[i].Name, Arguments: reqs[i].Arguments, Success: res.Success})
 	}
