@@ -25,10 +25,12 @@ import (
 //     and its subdomains, "domain:*.example.com" only its subdomains (at
 //     any depth), "domain:*" every host. Hosts compare case-insensitively,
 //     without a trailing dot and in their ASCII (punycode) form; the port
-//     is ignored. A url without a scheme is read as https.
+//     is ignored. A url without a scheme is read as https;
+//   - the agent tool: the agent type, as a glob: "agent(reviewer)",
+//     "agent(code-*)".
 //
 // Claude Code's tool names are accepted as aliases: Bash, Read, Write,
-// Edit, MultiEdit, Glob, Grep, LS, WebFetch.
+// Edit, MultiEdit, Glob, Grep, LS, WebFetch, and Agent or Task for agent.
 type Rule struct {
 	// Tool is the tool name or pattern, after alias resolution.
 	Tool string `json:"tool"`
@@ -47,7 +49,13 @@ var claudeAliases = map[string]string{
 	"Grep":      "search_file_content",
 	"LS":        "list_directory",
 	"WebFetch":  "web_fetch",
+	"Agent":     agentTool,
+	"Task":      agentTool,
 }
+
+// agentTool is the name of the tool that starts subagents (package
+// agent/subagent); a rule's specifier names agent types for it.
+const agentTool = "agent"
 
 var toolPattern = regexp.MustCompile(`^[A-Za-z0-9_.\-]+\*?$|^\*$`)
 
@@ -149,6 +157,12 @@ func argString(args json.RawMessage, key string) (string, bool) {
 func (r Rule) matchesArgs(root string, args json.RawMessage) bool {
 	if r.Specifier == "" {
 		return true
+	}
+	if r.Tool == agentTool {
+		// agent(reviewer), agent(code-*): the agent type, as a glob.
+		typ, ok := argString(args, "type")
+		m, _ := path.Match(r.Specifier, typ)
+		return ok && m
 	}
 	if dom, ok := strings.CutPrefix(r.Specifier, "domain:"); ok {
 		raw, ok := argString(args, "url")
