@@ -387,6 +387,23 @@ func (s *Session) SetMode(mode, plan string) error {
 	return s.append(&event{Op: opMode, Mode: mode, Plan: plan}, true)
 }
 
+// Mode returns the mode the session was last put in with [Session.SetMode]
+// ("" when none was), without copying its state: a policy asks it on
+// every tool call.
+func (s *Session) Mode() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.Mode
+}
+
+// Plan returns the workspace path of the plan recorded with the last
+// [Session.SetMode], or "".
+func (s *Session) Plan() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.Plan
+}
+
 // AgentStarted records in the open pool that the call callID started a
 // child agent of type agent in the session child.
 func (s *Session) AgentStarted(_ context.Context, callID, agent, child string) error {
