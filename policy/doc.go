@@ -3,10 +3,11 @@
 //
 // A [Policy] is a [tool.Gate]: the runner asks it about every call after
 // the arguments validated. It applies, in order: PreToolUse hooks
-// ([Hooks]), deny rules, ask rules, allow rules, and the [Mode]. Rules use
-// Claude Code's syntax ("run_shell_command(git diff:*)", "write_file(src/**)",
-// "mcp__github__*"; Claude's own tool names such as Bash work too), so
-// settings can be shared. Deny beats ask beats allow.
+// ([Hooks]), plan mode's limits, deny rules, ask rules, allow rules, and
+// the [Mode]. Rules use Claude Code's syntax ("run_shell_command(git
+// diff:*)", "write_file(src/**)", "mcp__github__*"; Claude's own tool
+// names such as Bash work too), so settings can be shared. Deny beats
+// ask beats allow.
 //
 // # Shell commands
 //
@@ -26,6 +27,37 @@
 // read into a subscript and the like (shellcmd's [shellcmd.Line] Evals;
 // design/shell-policy.md has the table). With a='x[$(rm -rf ~)]', echo
 // $((a)) would run rm. Such a line asks, with the construct in the reason.
+//
+// # Plan mode
+//
+// In [ModePlan] the policy lets only what changes nothing run, and says
+// so before any rule, hook or person is consulted: a user's one-off
+// "allow" cannot let a write through, because the call is denied before
+// anyone is asked. What runs:
+//
+//   - read-only tools (Annotations.ReadOnly), which then meet the rules
+//     as in the default mode;
+//   - shell lines whose every simple command is read-only by a
+//     conservative whitelist (ls, cat, grep, find without -exec or
+//     -delete, git status/log/diff/show/…, go list/doc/version/env, sort
+//     without -o, …; no assignments, no output redirection except to
+//     /dev/null, nothing Bash may evaluate as code). Such a line still
+//     needs what the default mode needs (a rule, or a person's yes): plan
+//     mode narrows, never widens. Read-only means it writes nothing; it
+//     may read anything the shell can;
+//   - write_file and replace on a .md file directly in the session's plan
+//     directory, .wield/plans/SESSION ([PlanDir]), with no symbolic link
+//     on the way.
+//
+// Every other call is denied with a reason that tells the model to
+// describe the change in its plan instead. The mode can change during a
+// run: [Policy.Modes] reads it per session from the host's store (a
+// session enters plan mode, or leaves it when its plan is approved), so
+// plan mode hides no tools; it is enforced on each call.
+//
+// The whitelist is tested against real Bash: every line it accepts, of
+// generated and fuzzed ones, runs in a copy of a git repository that must
+// come out unchanged (git's own index stat cache aside).
 //
 // # Approvals
 //

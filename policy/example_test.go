@@ -98,3 +98,42 @@ func ExampleAllowAlways() {
 	// run_shell_command(git diff:*)
 	// run_shell_command(go test:*)
 }
+
+// Example_planMode reads each session's mode from the host (here a map;
+// wield reads its session store): in plan mode writes and shell lines
+// that are not read-only are denied whatever the rules say, and only the
+// session's plan file may be written.
+func Example_planMode() {
+	modes := map[string]policy.Mode{"s1": policy.ModePlan}
+	p := &policy.Policy{Modes: policy.ModeFunc(func(id string) (policy.Mode, bool) {
+		m, ok := modes[id]
+		return m, ok
+	})}
+	if err := p.Add(policy.Allow, policy.Rule{Tool: "write_file"}, policy.Rule{Tool: "run_shell_command"}); err != nil {
+		log.Fatal(err)
+	}
+	write := newTool("write_file", tool.Annotations{Destructive: true})
+	shell := newTool("run_shell_command", tool.Annotations{Destructive: true})
+	call := &tool.Call{SessionID: "s1"}
+	for _, c := range []struct {
+		t    *tool.Tool
+		args string
+	}{
+		{write, `{"path":"main.go"}`},
+		{write, `{"path":".wield/plans/s1/fix-the-bug.md"}`},
+		{shell, `{"command":"git log --oneline | head"}`},
+		{shell, `{"command":"sort -o out.txt in.txt"}`},
+	} {
+		d := p.Decide(context.Background(), call, c.t, json.RawMessage(c.args))
+		fmt.Printf("%s %s: %s\n", c.t.Name(), c.args, d.Verdict)
+	}
+	modes["s1"] = policy.ModeDefault // the plan was approved
+	d := p.Decide(context.Background(), call, write, json.RawMessage(`{"path":"main.go"}`))
+	fmt.Println("after approval, write_file main.go:", d.Verdict)
+	// Output:
+	// write_file {"path":"main.go"}: deny
+	// write_file {"path":".wield/plans/s1/fix-the-bug.md"}: allow
+	// run_shell_command {"command":"git log --oneline | head"}: allow
+	// run_shell_command {"command":"sort -o out.txt in.txt"}: deny
+	// after approval, write_file main.go: allow
+}

@@ -22,7 +22,10 @@ const (
 	ModeDefault Mode = "default"
 	// ModeAutoEdit also runs file edits.
 	ModeAutoEdit Mode = "auto-edit"
-	// ModePlan offers and runs only read-only tools.
+	// ModePlan runs only what changes nothing: read-only tools, shell
+	// lines whose every command is read-only, and writes to the session's
+	// plan file (see the package doc's "Plan mode"). No rule, hook or
+	// approval lets anything else run.
 	ModePlan Mode = "plan"
 	// ModeYolo runs everything that no deny rule forbids.
 	ModeYolo Mode = "yolo"
@@ -62,8 +65,13 @@ var (
 // [tool.Gate]. Its zero value is ModeDefault with no rules, interactive.
 // A Policy is safe for concurrent use; do not copy it after first use.
 type Policy struct {
-	// Mode is the mode; empty means ModeDefault.
+	// Mode is the mode; empty means ModeDefault. Modes, when it knows the
+	// call's session, overrides it.
 	Mode Mode
+	// Modes tells the mode of a call's session ([tool.Call.SessionID]),
+	// which may change during a run (plan mode is entered and left); nil,
+	// or a session it does not know, means Mode applies.
+	Modes ModeSource
 	// Headless turns every "ask" into "deny": nobody is there to answer.
 	Headless bool
 	// HeadlessHint, when not empty, ends the reason of a call that
@@ -126,7 +134,13 @@ func (p *Policy) rules(list, toolName string) []Rule {
 	return out
 }
 
-func (p *Policy) mode() Mode {
+// mode returns the mode call c is judged in; c may be nil.
+func (p *Policy) mode(c *tool.Call) Mode {
+	if p.Modes != nil && c != nil && c.SessionID != "" {
+		if m, ok := p.Modes.Mode(c.SessionID); ok && m != "" {
+			return m
+		}
+	}
 	if p.Mode == "" {
 		return ModeDefault
 	}
@@ -149,15 +163,17 @@ func cmpSlice(a, b []string) []string {
 }
 
 // Offered reports whether a tool is offered to the model at all: not when
-// a deny rule names it without a specifier, and in plan mode only when it
-// is read-only.
+// a deny rule names it without a specifier. The mode hides nothing: it
+// may change during a run (a plan approved, plan mode entered), so plan
+// mode is enforced on each call by [Policy.Decide], whose reasons tell
+// the model what it may do instead.
 func (p *Policy) Offered(t *tool.Tool) bool {
 	for _, r := range p.rules(Deny, t.Name()) {
 		if r.Specifier == "" {
 			return false
 		}
 	}
-	return p.mode() != ModePlan || t.Spec().Annotations.ReadOnly
+	return true
 }
 
 // Filter returns the tools of reg that are offered; see [Policy.Offered].
@@ -198,7 +214,7 @@ func (p *Policy) decide(ctx context.Context, c *tool.Call, t *tool.Tool, args js
 			args = hookD.Args
 		}
 	}
-	d := p.judge(name, t, args)
+	d := p.judge(c, name, t, args)
 	// A hook's allow or ask stands unless the rules deny; its rewritten
 	// arguments are kept in every case.
 	if d.Verdict != tool.Deny && hookD.Verdict != "" {
@@ -208,11 +224,17 @@ func (p *Policy) decide(ctx context.Context, c *tool.Call, t *tool.Tool, args js
 	return d
 }
 
-// judge applies rules and the mode.
-func (p *Policy) judge(name string, t *tool.Tool, args json.RawMessage) tool.Decision {
+// judge applies the plan mode's limits, the rules and the mode.
+func (p *Policy) judge(c *tool.Call, name string, t *tool.Tool, args json.RawMessage) tool.Decision {
 	ann := t.Spec().Annotations
-	if p.mode() == ModePlan && !ann.ReadOnly {
-		return tool.Decision{Verdict: tool.Deny, Reason: fmt.Sprintf("plan mode: only read-only tools run, and %s changes things; describe the change instead", name)}
+	mode := p.mode(c)
+	planFile := false
+	if mode == ModePlan {
+		d, ok := p.judgePlan(c, name, ann, args)
+		if !ok {
+			return d
+		}
+		planFile = p.isEdit(name)
 	}
 	if p.isShell(name) {
 		line, ok := argString(args, "command")
@@ -220,12 +242,12 @@ func (p *Policy) judge(name string, t *tool.Tool, args json.RawMessage) tool.Dec
 			return tool.Decision{Verdict: tool.Ask, Reason: "the shell call has no command string"}
 		}
 		if d, ok := p.judgeShell(name, line); ok {
-			if d.Verdict == tool.Allow || d.Verdict == tool.Deny || p.mode() != ModeYolo {
+			if d.Verdict == tool.Allow || d.Verdict == tool.Deny || mode != ModeYolo {
 				return d
 			}
 			return tool.Decision{Verdict: tool.Allow, Reason: "yolo mode (" + d.Reason + ")"}
 		}
-		return p.byMode(name, ann, fmt.Sprintf("no rule allows %q", oneLine(line)))
+		return p.byMode(mode, name, ann, fmt.Sprintf("no rule allows %q", oneLine(line)))
 	}
 	for _, r := range p.rules(Deny, name) {
 		if r.matchesArgs(p.Root, args) {
@@ -234,7 +256,7 @@ func (p *Policy) judge(name string, t *tool.Tool, args json.RawMessage) tool.Dec
 	}
 	for _, r := range p.rules(Ask, name) {
 		if r.matchesArgs(p.Root, args) {
-			if p.mode() == ModeYolo {
+			if mode == ModeYolo {
 				return tool.Decision{Verdict: tool.Allow, Reason: "yolo mode (ask rule " + r.String() + ")"}
 			}
 			return tool.Decision{Verdict: tool.Ask, Reason: "matches the ask rule " + r.String()}
@@ -245,17 +267,20 @@ func (p *Policy) judge(name string, t *tool.Tool, args json.RawMessage) tool.Dec
 			return tool.Decision{Verdict: tool.Allow, Reason: "allowed by " + r.String()}
 		}
 	}
-	return p.byMode(name, ann, "no rule allows it")
+	if planFile {
+		return tool.Decision{Verdict: tool.Allow, Reason: "plan mode: the session's plan file"}
+	}
+	return p.byMode(mode, name, ann, "no rule allows it")
 }
 
 // byMode decides a call no rule decided.
-func (p *Policy) byMode(name string, ann tool.Annotations, why string) tool.Decision {
+func (p *Policy) byMode(mode Mode, name string, ann tool.Annotations, why string) tool.Decision {
 	switch {
-	case p.mode() == ModeYolo:
+	case mode == ModeYolo:
 		return tool.Decision{Verdict: tool.Allow, Reason: "yolo mode"}
 	case ann.ReadOnly && !p.isShell(name):
 		return tool.Decision{Verdict: tool.Allow, Reason: "read-only tool"}
-	case p.mode() == ModeAutoEdit && p.isEdit(name):
+	case mode == ModeAutoEdit && p.isEdit(name):
 		return tool.Decision{Verdict: tool.Allow, Reason: "auto-edit mode"}
 	}
 	return tool.Decision{Verdict: tool.Ask, Reason: name + ": " + why}

@@ -247,10 +247,12 @@ func TestOfferedAndFilter(t *testing.T) {
 	if err != nil || strings.Contains(string(out), "write_file") {
 		t.Errorf("exported schemas mention the denied tool: %s", out)
 	}
+	// Plan mode hides nothing: it can end during the run, and Decide
+	// enforces it on each call.
 	p.Mode = ModePlan
 	got, _ = p.Filter(reg)
-	if n := len(got.Visible()); n != 1 {
-		t.Errorf("plan mode offers %d tools, want only the read-only one", n)
+	if n := len(got.Visible()); n != 2 {
+		t.Errorf("plan mode offers %d tools, want the 2 no deny rule names", n)
 	}
 }
 
