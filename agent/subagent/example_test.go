@@ -1,10 +1,14 @@
 package subagent_test
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 
+	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/agent/subagent"
+	"github.com/wieldhq/wield/llm/replay"
+	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/workspace"
 )
 
@@ -75,4 +79,32 @@ Research the question.
 	// ---
 	//
 	// Research the question.
+}
+
+func ExampleNew() {
+	// A scripted model: the parent delegates, the child reports.
+	entries, _ := replay.Parse([]byte(`{"turn": 1, "round": 1, "tool_calls": [{"id": "call_1", "name": "agent", "arguments": {"type": "general", "prompt": "Count the Go files."}}]}
+{"turn": 1, "round": 2, "text": "There are 3 Go files."}
+{"when": "Count the Go files.", "round": 1, "tool_calls": [{"name": "complete_task", "arguments": {"status": "done", "result": "3 Go files"}}]}`))
+	model, _ := replay.New(entries)
+	tools, _ := tool.NewRegistry()
+	set, _ := subagent.Load() // only the built-in general agent
+	r, err := subagent.New(subagent.Config{Definitions: set, Provider: model, Tools: tools})
+	if err != nil {
+		panic(err)
+	}
+	tools.Register(r.Tool())
+
+	parent, _ := agent.New(agent.Config{Provider: model, Tools: tools, OnEvent: func(e agent.Event) {
+		if e.Kind == agent.EventToolFinished {
+			fmt.Println(e.Call.Result.Output)
+		}
+	}})
+	out, _ := parent.Run(context.Background(), agent.NewMemorySession("parent"), "How many Go files are there?")
+	fmt.Println(out.Text)
+	// Output:
+	// agent general (session parent.1): done
+	//
+	// 3 Go files
+	// There are 3 Go files.
 }
