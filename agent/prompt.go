@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/session"
 )
 
 // InstructionFiles are the names of project instruction files, in order of
@@ -50,6 +51,9 @@ type Prompt struct {
 	// References are the fresh contents of the session's active file
 	// references.
 	References []Document
+	// Plan is the fresh content of the plan the session follows; nil when
+	// it has none.
+	Plan *Document
 	// Todos is the session's todo list.
 	Todos []Todo
 	// Round holds the current transaction's messages after the task: model
@@ -61,7 +65,8 @@ type Prompt struct {
 // of session s: the configured system prompt, instructions and roles, the
 // history, the task and the round so far, and, when s is a
 // [PromptContext], its todo list and the fresh content of its file
-// references.
+// references, and when s is a [PlanContext] with a plan, the plan's fresh
+// content.
 func (a *Agent) prompt(s Session, st *runState) Prompt {
 	p := Prompt{System: a.cfg.SystemPrompt, Instructions: a.cfg.Instructions, Roles: a.cfg.Roles,
 		History: st.history, Task: st.task, Round: st.round}
@@ -69,6 +74,11 @@ func (a *Agent) prompt(s Session, st *runState) Prompt {
 		p.Todos = pc.Todos()
 		if a.cfg.Root != nil {
 			p.References = ReadReferences(a.cfg.Root, pc.References())
+		}
+	}
+	if pc, ok := s.(PlanContext); ok && a.cfg.Root != nil {
+		if path := pc.Plan(); path != "" {
+			p.Plan = &ReadReferences(a.cfg.Root, []string{path})[0]
 		}
 	}
 	return p
@@ -129,10 +139,21 @@ func BuildPrompt(p Prompt) []llm.Message {
 		}
 		task.WriteString("</file_references>\n\n")
 	}
+	if p.Plan != nil {
+		fmt.Fprintf(&task, "<plan path=%q>\n%s", p.Plan.Path, p.Plan.Content)
+		if !strings.HasSuffix(p.Plan.Content, "\n") {
+			task.WriteByte('\n')
+		}
+		task.WriteString("</plan>\n\n")
+	}
 	if len(p.Todos) > 0 {
 		task.WriteString("<todos>\n")
 		for _, t := range p.Todos {
-			fmt.Fprintf(&task, "- [%s] %s", t.Status, t.Title)
+			status := t.Status
+			if status == session.TodoDone {
+				status = session.TodoCompleted // the older name
+			}
+			fmt.Fprintf(&task, "- [%s] %s", status, t.Title)
 			if t.Description != "" {
 				fmt.Fprintf(&task, ": %s", t.Description)
 			}

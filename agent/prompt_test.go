@@ -28,8 +28,10 @@ func TestBuildPrompt_Golden(t *testing.T) {
 		},
 		Task:       "fix the bug",
 		References: []Document{{Path: "main.go", Content: "package main\n"}, {Path: "gone.txt", Content: "(cannot read: file does not exist)"}},
-		Todos:      []Todo{{Title: "read", Status: "done"}, {Title: "fix", Description: "in main.go", Status: "in_progress"}},
-		Round:      []llm.Message{{Role: llm.RoleAssistant, Content: "looking"}},
+		Plan:       &Document{Path: ".wield/plans/s/fix-the-bug.md", Content: "# Fix the bug\n\n1. read main.go\n2. patch it\n"},
+		Todos: []Todo{{Title: "read", Status: "done"}, {Title: "fix", Description: "in main.go", Status: "in_progress"},
+			{Title: "docs", Status: "cancelled"}, {Title: "deploy", Status: "blocked"}},
+		Round: []llm.Message{{Role: llm.RoleAssistant, Content: "looking"}},
 	}
 	got, err := json.MarshalIndent(BuildPrompt(p), "", "  ")
 	if err != nil {
