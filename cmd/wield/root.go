@@ -80,6 +80,7 @@ See also: wield help run, wield help session.`,
 		newSessionCommand(g),
 		newToolsCommand(g),
 		newModelsCommand(g),
+		newAgentsCommand(g),
 		newVersionCommand(g),
 	)
 	return root, g

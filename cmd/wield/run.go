@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wieldhq/wield/agent"
+	"github.com/wieldhq/wield/agent/subagent"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/replay"
 	"github.com/wieldhq/wield/session"
@@ -36,6 +37,7 @@ type runFlags struct {
 	json      bool
 	mode      string
 	context   string
+	agents    agentFlags
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -52,6 +54,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.json, "json", false, "print the run's events as JSON lines on stdout")
 	fl.StringVar(&f.context, "context", "", "for a new session, how file tools share content: `inline` (in results, the default) or references (re-read fresh at every prompt)")
 	fl.StringVar(&f.mode, "mode", "", "permission `mode`: default (read-only tools run, others ask), auto-edit, plan or yolo")
+	f.agents.register(fl)
 }
 
 // runEnv is what a run needs, built once per command.
@@ -75,6 +78,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		return nil, &exitError{exitUsage, err}
 	}
 	var provider llm.Provider
+	var modelFor func(string) (llm.Provider, string, error) // a subagent's own model
 	modelName, priced := "replay", false
 	if f.replay != "" {
 		if provider, err = replay.Load(f.replay); err != nil {
@@ -98,6 +102,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 			return nil, &exitError{exitUsage, err}
 		}
 		provider, cfg.Model, modelName, priced = metered, mc.Model, mc.String(), metered.Known()
+		modelFor = g.modelResolver(cfg, f.cfg.BaseURL, cat)
 	}
 	closeRecord := func() error { return nil }
 	if f.record != "" {
@@ -129,11 +134,10 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		root.Close()
 		return nil, err
 	}
-	if list := splitList(f.tools, cfg.Tools); len(list) > 0 {
-		if reg, err = reg.Filter(list); err != nil {
-			root.Close()
-			return nil, &exitError{exitUsage, fmt.Errorf("--tools: %w", err)}
-		}
+	reg, wantAgents, err := filterTools(reg, splitList(f.tools, cfg.Tools))
+	if err != nil {
+		root.Close()
+		return nil, &exitError{exitUsage, fmt.Errorf("--tools: %w", err)}
 	}
 	if reg, err = pol.Filter(reg); err != nil {
 		root.Close()
@@ -161,6 +165,15 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	runnerOptions := tool.RunnerOptions{Logger: g.logger(), Gate: pol}
 	if approver != nil { // a person is at the terminal
 		runnerOptions.Approver = approver
+	}
+	if wantAgents { // subagents: see agents.go
+		err := g.addAgents(ws, &f.agents, pol, reg, subagent.Config{Provider: provider, Model: cfg.Model, RunnerOptions: runnerOptions,
+			Store: store, Root: root, Instructions: instructions}, modelFor)
+		if err != nil {
+			sess.Close()
+			root.Close()
+			return nil, err
+		}
 	}
 	a, err := agent.New(agent.Config{
 		Provider:          provider,

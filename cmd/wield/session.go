@@ -191,6 +191,9 @@ func printSession(g *globals, s *session.State) {
 		fmt.Fprintf(g.stdout, "  forked from %s", h.ParentID)
 	}
 	fmt.Fprintln(g.stdout)
+	if c := h.Child; c != nil {
+		fmt.Fprintf(g.stdout, "agent %s, started by call %s of session %s (depth %d)\n", c.Agent, c.Call, c.Session, c.Depth)
+	}
 	if h.Purpose != "" {
 		fmt.Fprintf(g.stdout, "purpose: %s\n", h.Purpose)
 	}
@@ -206,6 +209,10 @@ func printSession(g *globals, s *session.State) {
 			fmt.Fprintf(g.stdout, "%s call %s %s %s\n", n, t.CallID, t.Tool, oneLine(string(t.Arguments), 200))
 		case session.TurnToolResponse:
 			fmt.Fprintf(g.stdout, "%s %s %s: %s\n", n, t.Status, t.CallID, oneLine(t.Output, 200))
+		case session.TurnAgentStarted:
+			fmt.Fprintf(g.stdout, "%s agent %s started for %s: session %s\n", n, t.Agent, t.CallID, t.Child)
+		case session.TurnAgentFinished:
+			fmt.Fprintf(g.stdout, "%s agent %s finished for %s: %s\n", n, t.Agent, t.CallID, t.Status)
 		case session.TurnCompressedHistory:
 			fmt.Fprintf(g.stdout, "%s summary of turns %d-%d: %s\n", n, t.Range[0], t.Range[1], t.Text)
 		}
