@@ -52,7 +52,7 @@ func TestCallObeysPolicy(t *testing.T) {
 		{"auto-edit mode", "",
 			[]string{"--mode", "auto-edit", "write_file", write}, exitOK, true, `"success": true`},
 		{"plan mode", "",
-			[]string{"--mode", "plan", "--approve", "write_file", write}, exitDenied, false, "plan mode: only read-only tools run"},
+			[]string{"--mode", "plan", "--approve", "write_file", write}, exitDenied, false, "plan mode: write_file may write only the session's plan file"},
 		{"read-only tool", "",
 			[]string{"--output", "text", "read_file", `{"path":"in.txt"}`}, exitOK, false, "hello"},
 		{"allowed call that fails", "",

@@ -37,6 +37,7 @@ type runFlags struct {
 	json      bool
 	mode      string
 	context   string
+	plan      bool // wield run --plan: see plan.go
 	agents    agentFlags
 }
 
@@ -155,6 +156,11 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		root.Close()
 		return nil, err
 	}
+	if err := startPlanMode(sess, store, pol, f); err != nil { // see plan.go
+		sess.Close()
+		root.Close()
+		return nil, err
+	}
 	if !f.json && isTerminal(g.stderr) {
 		if g.noColor() {
 			fmt.Fprintf(g.stderr, "session %s (%s)\n", sess.ID(), modelName)
@@ -185,6 +191,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		Instructions:      instructions,
 		Root:              root,
 		MaxRounds:         cfg.MaxRounds,
+		StopAtTools:       planStops(f, approver != nil),
 		ExpireToolResults: cfg.ExpireToolResults,
 		OnEvent:           onEvent,
 		Logger:            g.logger(),
@@ -280,6 +287,13 @@ The model is any OpenAI-compatible endpoint. Flags beat the environment
 in the workspace, which beats ~/.config/wield/config.json. With -replay FILE
 a scripted model (see package llm/replay) plays instead, for demos and tests.
 
+With --plan the model plans before it acts: the session starts in plan mode,
+where only read-only tools and read-only shell commands run and only the
+session's plan file under .wield/plans/ may be written. At a terminal you
+approve the plan (or say what to change) and the run goes on; headless, the
+run ends with the plan on standard output, and a later run with --session ID
+--mode default carries it out.
+
 See also: wield chat, wield tools.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -288,14 +302,15 @@ See also: wield chat, wield tools.`,
 				return &exitError{exitUsage, err}
 			}
 			out := newRunPrinter(g, f.json)
-			env, err := g.setupRun(cmd.Context(), f, task, out.event)
+			var plans planCapture
+			env, err := g.setupRun(cmd.Context(), f, task, plans.wrap(out.event))
 			if err != nil {
 				return err
 			}
 			defer env.close()
 			out.model, out.priced = env.model, env.priced
 			outcome, err := env.agent.Run(cmd.Context(), env.session, task)
-			out.finish(outcome)
+			plans.finish(out, outcome, env.session.ID())
 			if err != nil {
 				return &exitError{exitToolFailure, err}
 			}
@@ -303,6 +318,7 @@ See also: wield chat, wield tools.`,
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().BoolVar(&f.plan, "plan", false, planFlagHelp)
 	return cmd
 }
 

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"log/slog"
+	"testing"
+
+	"github.com/wieldhq/wield/policy"
+	"github.com/wieldhq/wield/session"
+)
+
+// TestStartPlanMode: the command line's mode is recorded in the session,
+// and the policy reads the session's mode through sessionModes.
+func TestStartPlanMode(t *testing.T) {
+	tests := []struct {
+		name     string
+		recorded string      // the session's mode before the run
+		settings policy.Mode // the settings' defaultMode
+		flags    runFlags
+		wantRec  string      // the session's mode after startPlanMode
+		want     policy.Mode // the mode the policy judges the session's calls in
+	}{
+		{"--plan", "", "", runFlags{plan: true}, "plan", policy.ModePlan},
+		{"--mode plan", "", "", runFlags{mode: "plan"}, "plan", policy.ModePlan},
+		{"resumed in plan mode", "plan", "", runFlags{}, "plan", policy.ModePlan},
+		{"--mode auto-edit leaves plan mode", "plan", policy.ModeAutoEdit, runFlags{mode: "auto-edit"}, "default", policy.ModeAutoEdit},
+		{"settings say plan, new session", "", policy.ModePlan, runFlags{}, "plan", policy.ModePlan},
+		{"settings say plan, plan approved", "default", policy.ModePlan, runFlags{}, "default", policy.ModeDefault},
+		{"approved, run in yolo", "default", policy.ModeYolo, runFlags{}, "default", policy.ModeYolo},
+		{"no mode anywhere", "", "", runFlags{}, "", policy.ModeDefault},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := &session.Store{Dir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)}
+			s, err := st.Create(session.Header{ID: "s"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if tt.recorded != "" {
+				if err := s.SetMode(tt.recorded, ""); err != nil {
+					t.Fatal(err)
+				}
+			}
+			pol := &policy.Policy{Mode: tt.settings}
+			if tt.flags.mode != "" {
+				pol.Mode = policy.Mode(tt.flags.mode) // as globals.policy sets it
+			}
+			if err := startPlanMode(s, st, pol, &tt.flags); err != nil {
+				t.Fatal(err)
+			}
+			if s.Mode() != tt.wantRec {
+				t.Errorf("recorded mode = %q, want %q", s.Mode(), tt.wantRec)
+			}
+			got, ok := pol.Modes.Mode("s")
+			if !ok {
+				got = cmpMode(pol.Mode)
+			}
+			if got != tt.want {
+				t.Errorf("the policy's mode for the session = %q, want %q", got, tt.want)
+			}
+			if _, ok := pol.Modes.Mode("not-open"); ok {
+				t.Errorf("a session not open here has a mode")
+			}
+		})
+	}
+}
+
+func cmpMode(m policy.Mode) policy.Mode {
+	if m == "" {
+		return policy.ModeDefault
+	}
+	return m
+}
