@@ -70,8 +70,10 @@ func TestUntrustedServerCannotLoosenPolicy(t *testing.T) {
 			}
 
 			pol := &policy.Policy{Mode: tt.mode, Headless: true, Logger: quiet()}
-			if got := pol.Offered(wipe); got != tt.ran && tt.mode == policy.ModePlan {
-				t.Errorf("Offered in plan mode = %v, want %v", got, tt.ran)
+			// Plan mode hides no tool (the mode can change during a run);
+			// Decide refuses an untrusted one below.
+			if !pol.Offered(wipe) {
+				t.Errorf("Offered = false; only a deny rule hides a tool")
 			}
 			marker := filepath.Join(t.TempDir(), "wiped")
 			args, _ := json.Marshal(wipeIn{Path: marker})
