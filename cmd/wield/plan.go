@@ -24,27 +24,54 @@ const planFlagHelp = "plan first: start in plan mode (only read-only tools run);
 
 // sessionModes is the policy's [policy.ModeSource] over the sessions this
 // process has open: a session in plan mode is in plan mode; one that left
-// it is in the run's mode (default if that is plan).
+// it is in the run's mode (default if that is plan); a child agent's
+// session that never had a mode of its own is in its parent's, so that a
+// subagent of a planning agent plans too. It is safe for concurrent use.
 type sessionModes struct {
 	store *session.Store
 	run   policy.Mode
+	// parents caches each session's parent session id ("" for none): a
+	// session's header does not change.
+	parents sync.Map
 }
 
-func (m sessionModes) Mode(id string) (policy.Mode, bool) {
-	s, ok := m.store.Writer(id)
-	if !ok {
+// maxParents bounds the walk up a chain of child sessions.
+const maxParents = 8
+
+func (m *sessionModes) Mode(id string) (policy.Mode, bool) {
+	for range maxParents {
+		s, ok := m.store.Writer(id)
+		if !ok {
+			return "", false
+		}
+		switch s.Mode() {
+		case "":
+			if id = m.parent(s); id == "" {
+				return "", false
+			}
+			continue
+		case plan.ModePlan:
+			return policy.ModePlan, true
+		}
+		if m.run == policy.ModePlan {
+			return policy.ModeDefault, true
+		}
 		return "", false
-	}
-	switch s.Mode() {
-	case "":
-		return "", false
-	case plan.ModePlan:
-		return policy.ModePlan, true
-	}
-	if m.run == policy.ModePlan {
-		return policy.ModeDefault, true
 	}
 	return "", false
+}
+
+// parent returns the id of the session s is a child of, or "".
+func (m *sessionModes) parent(s *session.Session) string {
+	if p, ok := m.parents.Load(s.ID()); ok {
+		return p.(string)
+	}
+	p := ""
+	if c := s.State().Header.Child; c != nil {
+		p = c.Session
+	}
+	m.parents.Store(s.ID(), p)
+	return p
 }
 
 // planTools returns the plan-mode tools, built with deps.
@@ -58,7 +85,7 @@ func planTools(deps toolDeps) []*tool.Tool {
 // decides, as approving the plan would); the settings' defaultMode plan
 // puts a session that never had a mode in plan mode.
 func startPlanMode(s *session.Session, store *session.Store, pol *policy.Policy, f *runFlags) error {
-	pol.Modes = sessionModes{store: store, run: pol.Mode}
+	pol.Modes = &sessionModes{store: store, run: pol.Mode}
 	current := s.Mode()
 	switch {
 	case f.plan || f.mode == string(policy.ModePlan):

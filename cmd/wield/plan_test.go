@@ -71,3 +71,44 @@ func cmpMode(m policy.Mode) policy.Mode {
 	}
 	return m
 }
+
+// TestSessionModesChildren: a child agent's session without a mode of
+// its own is judged in its parent's mode, so plan mode reaches subagents.
+func TestSessionModesChildren(t *testing.T) {
+	st := &session.Store{Dir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)}
+	parent, err := st.Create(session.Header{ID: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer parent.Close()
+	child, err := st.Create(session.Header{ID: "c", Child: &session.ChildOf{Session: "p", Call: "call_1", Depth: 1, Agent: "general"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer child.Close()
+	grandchild, err := st.Create(session.Header{ID: "g", Child: &session.ChildOf{Session: "c", Call: "call_2", Depth: 2, Agent: "general"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer grandchild.Close()
+	m := &sessionModes{store: st, run: policy.ModeAutoEdit}
+	for _, id := range []string{"p", "c", "g"} {
+		if _, ok := m.Mode(id); ok {
+			t.Errorf("%s has a mode before any was set", id)
+		}
+	}
+	if err := parent.SetMode("plan", ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"p", "c", "g"} {
+		if got, ok := m.Mode(id); !ok || got != policy.ModePlan {
+			t.Errorf("Mode(%s) = %q, %v; want plan from the parent", id, got, ok)
+		}
+	}
+	if err := parent.SetMode("default", ".wield/plans/p/x.md"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m.Mode("g"); ok {
+		t.Errorf("after the plan's approval the grandchild still has a mode; want the run's")
+	}
+}
