@@ -16,8 +16,9 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// The floors TestCorpusF1 asserts: what the extraction reaches today on
-// the web-pages corpus, a little below, so that a regression shows.
+// The floors TestCorpusF1 asserts, a little below what the extraction
+// reaches on the web-pages corpus (mean 0.987, 31 of 32 pages at F1 >= 0.9
+// when they were set), so that a regression shows.
 const (
 	corpusMeanFloor  = 0.97
 	corpusShareFloor = 0.90 // of pages at F1 >= 0.9
@@ -44,7 +45,7 @@ func TestCorpusF1(t *testing.T) {
 		w.Write(b)
 	}))
 	defer srv.Close()
-	_, fetch := tools(t, Config{AllowAddrs: loopback(), HostRate: -1})
+	_, fetch := tools(t, Config{AllowAddrs: loopback(), HostRate: -1, OutputBudget: 1 << 30})
 	pages := corpusPages(t, dir)
 	var scores []float64
 	var report strings.Builder

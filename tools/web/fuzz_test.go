@@ -119,20 +119,23 @@ func FuzzWrapUntrusted(f *testing.F) {
 }
 
 // FuzzCut checks that windows of any text join into the text, and that no
-// window is longer than asked.
+// window is longer than asked, in characters or (beyond one character)
+// in bytes.
 func FuzzCut(f *testing.F) {
-	f.Add("hello\nworld\n", 3)
-	f.Add(strings.Repeat("ü✓\n", 100), 17)
-	f.Fuzz(func(t *testing.T, s string, max int) {
-		if max <= 0 || max > 1<<16 || !utf8.ValidString(s) {
+	f.Add("hello\nworld\n", 3, 100)
+	f.Add(strings.Repeat("ü✓\n", 100), 17, 20)
+	f.Add("✓✓", 5, 1)
+	f.Fuzz(func(t *testing.T, s string, max, maxBytes int) {
+		if max <= 0 || max > 1<<16 || maxBytes <= 0 || !utf8.ValidString(s) {
 			return
 		}
 		var b strings.Builder
 		start := 0
 		for range utf8.RuneCountInString(s) + 2 {
-			part, from, to, total := cut(s, start, max)
-			if from != start || utf8.RuneCountInString(part) != to-from || to-from > max || (to == from && to < total) {
-				t.Fatalf("cut(%q, %d, %d) = %q, %d, %d, %d", s, start, max, part, from, to, total)
+			part, from, to, total := cut(s, start, max, maxBytes)
+			if from != start || utf8.RuneCountInString(part) != to-from || to-from > max || (to == from && to < total) ||
+				(len(part) > maxBytes && to-from > 1) {
+				t.Fatalf("cut(%q, %d, %d, %d) = %q, %d, %d, %d", s, start, max, maxBytes, part, from, to, total)
 			}
 			b.WriteString(part)
 			if to == total {

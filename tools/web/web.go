@@ -39,6 +39,10 @@ const (
 	// is not given; MaxResults is the most a call may ask for.
 	DefaultMaxResults = 8
 	MaxResults        = 20
+	// DefaultOutputBudget caps the bytes of page text one web_fetch call
+	// returns, whatever max_chars says: just under the runner's default
+	// output limit, so that the runner never cuts a page in the middle.
+	DefaultOutputBudget = tool.DefaultOutputLimit - 3_000
 	// DefaultPromptChars caps the characters of a page given to the model
 	// that answers a fetch's prompt.
 	DefaultPromptChars = 100_000
@@ -77,6 +81,10 @@ type Config struct {
 	// MaxBytes caps the bytes read of one response; zero means
 	// DefaultMaxBytes. A longer page is cut there, and the result says so.
 	MaxBytes int64
+	// OutputBudget caps the bytes of page text one web_fetch call returns;
+	// zero means DefaultOutputBudget. A window that reaches it ends there
+	// and says how to continue.
+	OutputBudget int
 	// Timeout bounds one fetch; zero means DefaultTimeout.
 	Timeout time.Duration
 	// HostRate is the number of requests per minute web_fetch makes to
@@ -121,6 +129,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxBytes <= 0 {
 		c.MaxBytes = DefaultMaxBytes
+	}
+	if c.OutputBudget <= 0 {
+		c.OutputBudget = DefaultOutputBudget
 	}
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
@@ -177,14 +188,14 @@ func New(cfg Config) ([]*tool.Tool, error) {
 
 // limits are the numbers the tool descriptions quote.
 type limits struct {
-	MaxRedirects, MaxResults, DefaultMaxResults, MaxChars, SearchCap int
-	MaxMiB                                                           int64
-	CacheMinutes                                                     int
+	MaxRedirects, MaxResults, DefaultMaxResults, MaxChars, SearchCap, OutputBudget int
+	MaxMiB                                                                         int64
+	CacheMinutes                                                                   int
 }
 
 func limitsOf(c Config) limits {
 	return limits{MaxRedirects: MaxRedirects, MaxResults: MaxResults, DefaultMaxResults: DefaultMaxResults,
-		MaxChars: DefaultMaxChars, SearchCap: c.SearchCap, MaxMiB: c.MaxBytes >> 20, CacheMinutes: int(c.CacheTTL / time.Minute)}
+		MaxChars: DefaultMaxChars, SearchCap: c.SearchCap, OutputBudget: c.OutputBudget, MaxMiB: c.MaxBytes >> 20, CacheMinutes: int(c.CacheTTL / time.Minute)}
 }
 
 // describe renders a tool description from its template and cfg's limits.

@@ -218,7 +218,7 @@ func (f *fetcher) window(p *page, in FetchInput, format string, cached bool) too
 	if max == 0 {
 		max = DefaultMaxChars
 	}
-	part, start, end, total := cut(p.Content, in.StartIndex, max)
+	part, start, end, total := cut(p.Content, in.StartIndex, max, f.cfg.OutputBudget)
 	data := FetchData{URL: p.URL, Title: p.Title, Byline: p.Byline, SiteName: p.SiteName, Published: p.Published,
 		ContentType: p.ContentType, Format: format, StartIndex: start, EndIndex: end, TotalChars: total,
 		Whole: p.Whole, Truncated: p.Truncated, Cached: cached}
@@ -269,18 +269,29 @@ func header(b *strings.Builder, p *page) {
 	b.WriteString("\n")
 }
 
-// cut returns the characters [start, start+max) of s, ending the window
-// at a line break in its last fifth when there is one, with the character
-// indexes of its ends and the characters of s.
-func cut(s string, start, max int) (part string, from, to, total int) {
+// cut returns the characters [start, start+max) of s, and fewer when they
+// take more than maxBytes bytes, ending the window at a line break in its
+// last fifth when there is one, with the character indexes of its ends
+// and the characters of s.
+func cut(s string, start, max, maxBytes int) (part string, from, to, total int) {
 	total = utf8.RuneCountInString(s)
 	from = min(start, total)
 	i := byteIndex(s, 0, from)
-	if total-from <= max {
+	if total-from <= max && len(s)-i <= maxBytes {
 		return s[i:], from, total, total
 	}
 	j := byteIndex(s[i:], i, max)
-	if k := strings.LastIndexByte(s[i:j], '\n'); k >= 0 && i+k+1-i >= (j-i)*4/5 {
+	if j-i > maxBytes {
+		j = i + maxBytes
+		for j > i && !utf8.RuneStart(s[j]) {
+			j--
+		}
+		if j == i { // one character longer than the budget
+			_, n := utf8.DecodeRuneInString(s[i:])
+			j = i + n
+		}
+	}
+	if k := strings.LastIndexByte(s[i:j], '\n'); k >= 0 && k+1 >= (j-i)*4/5 {
 		j = i + k + 1
 	}
 	return s[i:j], from, from + utf8.RuneCountInString(s[i:j]), total
@@ -300,7 +311,7 @@ func byteIndex(s string, base, n int) int {
 
 // answer asks the configured model about p.
 func (f *fetcher) answer(ctx context.Context, p *page, prompt string, cached bool) (tool.Result, error) {
-	content, _, end, total := cut(p.Content, 0, DefaultPromptChars)
+	content, _, end, total := cut(p.Content, 0, DefaultPromptChars, 4*DefaultPromptChars)
 	var b strings.Builder
 	header(&b, p)
 	b.WriteString(content)

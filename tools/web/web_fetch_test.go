@@ -305,3 +305,26 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		t.Error("New accepted an empty redirect host")
 	}
 }
+
+// TestDescriptions checks that the descriptions quote the limits the code
+// enforces.
+func TestDescriptions(t *testing.T) {
+	search, fetch := tools(t, Config{})
+	for _, want := range []string{"at most " + strconv.Itoa(MaxRedirects), "default " + strconv.Itoa(DefaultMaxChars), strconv.Itoa(DefaultOutputBudget) + " bytes",
+		strconv.Itoa(DefaultMaxBytes>>20) + " MiB", strconv.Itoa(int(DefaultCacheTTL.Minutes())) + " minutes", ".wield/web/"} {
+		if !strings.Contains(fetch.Spec().Description, want) {
+			t.Errorf("web_fetch's description does not say %q", want)
+		}
+	}
+	for _, want := range []string{"default " + strconv.Itoa(DefaultMaxResults), "at most " + strconv.Itoa(MaxResults), strconv.Itoa(DefaultSearchCap) + " searches"} {
+		if !strings.Contains(search.Spec().Description, want) {
+			t.Errorf("web_search's description does not say %q", want)
+		}
+	}
+	if !strings.HasPrefix(saveDir, ".wield/") {
+		t.Errorf("saveDir %q is not in wield's directory", saveDir)
+	}
+	if s, _ := tools(t, Config{SearchCap: -1}); strings.Contains(s.Spec().Description, "-1") {
+		t.Error("an uncapped web_search's description quotes a negative cap")
+	}
+}
