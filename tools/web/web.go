@@ -62,7 +62,9 @@ type Resolver interface {
 type Config struct {
 	// Dialer makes web_fetch's connections; its timeouts and keep-alive
 	// are kept, and its Control hook, if any, runs after the address
-	// check. Nil means a net.Dialer with a 10s connect timeout.
+	// check (its ControlContext and Resolver are not used: the guard's
+	// hook and Resolver replace them). Nil means a net.Dialer with a 10s
+	// connect timeout.
 	Dialer *net.Dialer
 	// Resolver resolves host names for web_fetch; nil means
 	// [net.DefaultResolver]. Tests give one that answers what they need.
