@@ -71,4 +71,3 @@ func parsePrefix(s string) (netip.Prefix, error) {
 	}
 	return netip.PrefixFrom(a, a.BitLen()), nil
 }
-
