@@ -33,7 +33,9 @@
 // One process writes a session at a time: [Store.Open] takes a file lock
 // and fails at once with a [*BusyError] if another process holds it.
 // Readers ([Store.Load], [Store.List]) take no lock. Transaction ends are
-// fsynced ([SyncCommit]). A torn last line, which only a crash mid-append
+// fsynced ([SyncCommit]), and so are a new journal and a person's task; a
+// child agent's journal ([Header.Child]) is first made durable when it
+// commits, so starting a child costs no fsync. A torn last line, which only a crash mid-append
 // leaves, is cut off with a warning; any other unreadable line is a
 // [*CorruptError] naming it, and nothing is dropped silently. Journals from
 // a newer wield are refused with [ErrNewerVersion]. Errors name no command

@@ -32,6 +32,9 @@ type Session struct {
 	buf    bytes.Buffer
 	broken error // set when a failed write could not be undone
 	closed bool
+	// dirSync is set for a journal whose creation was not yet made
+	// durable (a child's); the next sync syncs its directory too.
+	dirSync bool
 }
 
 // journalFile is what a Session needs of its journal; *os.File has it.
@@ -93,6 +96,10 @@ func (s *Session) append(e *event, sync bool) error {
 	}
 	if err == nil && (s.store.Sync == SyncAlways || sync && s.store.Sync == SyncCommit) {
 		err = s.file.Sync()
+		if err == nil && s.dirSync {
+			syncDir(s.store.dir())
+			s.dirSync = false
+		}
 	}
 	if err != nil {
 		if terr := s.file.Truncate(s.size); terr != nil {
@@ -158,7 +165,9 @@ func (s *Session) Begin(_ context.Context, task string) error {
 		return err
 	}
 	t := s.red.turn(Turn{Kind: TurnUserTask, Time: s.store.now(), Text: task})
-	return s.append(&event{Op: opPool, Turn: &t}, s.store.Sync == SyncCommit)
+	// A person's task is made durable at once; a child's is in its
+	// parent's call, and the child's journal is synced when it commits.
+	return s.append(&event{Op: opPool, Turn: &t}, s.store.Sync == SyncCommit && s.st.Header.Child == nil)
 }
 
 // tick returns refs with one user task taken off each TTL.

@@ -206,15 +206,22 @@ func (s *Store) create(h Header, events []event) (*Session, error) {
 	if _, err := f.Write(buf.Bytes()); err != nil {
 		return nil, s.failCreate(f, lock, path, fmt.Errorf("write: %w", err))
 	}
-	if err := f.Sync(); err != nil {
-		return nil, s.failCreate(f, lock, path, fmt.Errorf("sync: %w", err))
+	// A child agent's journal is made durable when it first commits,
+	// which keeps the fsyncs off the path to its first model call; a
+	// crash before that leaves its parent's call interrupted, as it would
+	// anyway.
+	child := h.Child != nil && s.Sync != SyncAlways
+	if !child {
+		if err := f.Sync(); err != nil {
+			return nil, s.failCreate(f, lock, path, fmt.Errorf("sync: %w", err))
+		}
+		syncDir(s.dir())
 	}
-	syncDir(s.dir())
 	st, _, err := readJournal(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		return nil, s.failCreate(f, lock, path, err)
 	}
-	return s.register(&Session{store: s, file: f, lock: lock, size: int64(buf.Len()), st: *st, red: s.redactor()})
+	return s.register(&Session{store: s, file: f, lock: lock, size: int64(buf.Len()), st: *st, red: s.redactor(), dirSync: child})
 }
 
 func (s *Store) failCreate(f *os.File, lock *flock.Flock, path string, err error) error {
