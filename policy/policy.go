@@ -286,10 +286,13 @@ func (p *Policy) byMode(mode Mode, name string, ann tool.Annotations, why string
 	return tool.Decision{Verdict: tool.Ask, Reason: name + ": " + why}
 }
 
-// AllowAlways returns the rule that "allow always" stores for a call: for
-// shells, the command prefix of each simple command (its name and, when
-// the second word is a subcommand, that too: "git diff:*"), never the
-// verbatim line; for tools with a path, the path; else the tool.
+// AllowAlways returns the rule that "allow always" stores for a call, as
+// narrow as the call allows: for shells, the command prefix of each simple
+// command (its name and, when the second word is a subcommand, that too:
+// "git diff:*"), never the verbatim line; for the agent tool, the agent
+// type (agent(reviewer)); for a call with a url, its host
+// (web_fetch(domain:go.dev)), never the whole web; for tools with a path,
+// the path; else the tool.
 func AllowAlways(p *Policy, toolName string, args json.RawMessage) ([]Rule, error) {
 	if p.isShell(toolName) {
 		line, _ := argString(args, "command")
@@ -319,6 +322,20 @@ func AllowAlways(p *Policy, toolName string, args json.RawMessage) ([]Rule, erro
 			return nil, fmt.Errorf("the command %q has no static command name to allow", line)
 		}
 		return rules, nil
+	}
+	if toolName == agentTool {
+		// Allow this agent type, not every agent.
+		if typ, ok := argString(args, "type"); ok && typ != "" {
+			return []Rule{{Tool: toolName, Specifier: typ}}, nil
+		}
+	}
+	if raw, ok := argString(args, "url"); ok {
+		// Allow this host, never the whole web.
+		h, ok := urlHost(raw)
+		if !ok {
+			return nil, fmt.Errorf("the url %q names no host, so no rule can be derived", raw)
+		}
+		return []Rule{{Tool: toolName, Specifier: "domain:" + h}}, nil
 	}
 	if path, ok := argString(args, "path"); ok && path != "" {
 		if rel, ok := workspaceRel(p.Root, path); ok {

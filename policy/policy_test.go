@@ -317,6 +317,13 @@ func TestAllowAlways(t *testing.T) {
 		{"run_shell_command", `{"command":"xargs rm"}`, []string{"run_shell_command(xargs rm)"}},
 		{"write_file", `{"path":"src/a.go","content":"x"}`, []string{"write_file(src/a.go)"}},
 		{"echo", `{"text":"x"}`, []string{"echo"}},
+		// The web and the agents: one host, one agent type, never all.
+		{"web_fetch", `{"url":"https://Go.dev./doc/install"}`, []string{"web_fetch(domain:go.dev)"}},
+		{"web_fetch", `{"url":"pkg.go.dev/net/http"}`, []string{"web_fetch(domain:pkg.go.dev)"}},
+		{"agent", `{"type":"reviewer","prompt":"look"}`, []string{"agent(reviewer)"}},
+	}
+	if _, err := AllowAlways(p, "web_fetch", json.RawMessage(`{"url":"https:///x"}`)); err == nil {
+		t.Error("a url without a host gave a rule")
 	}
 	for _, tt := range tests {
 		rules, err := AllowAlways(p, tt.tool, json.RawMessage(tt.args))
