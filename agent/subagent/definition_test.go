@@ -331,7 +331,7 @@ func TestLoad(t *testing.T) {
 	dirs := Dirs(filepath.Join(base, "ws"), workspace.UserLayout{Dir: filepath.Join(base, "config", "wield")}, filepath.Join(base, "home"))
 	set, problems := Load(dirs...)
 
-	if diff := cmp.Diff([]string{"general", "planner", "researcher", "reviewer"}, set.Names()); diff != "" {
+	if diff := cmp.Diff([]string{"general", "planner", "research", "researcher", "reviewer"}, set.Names()); diff != "" {
 		t.Errorf("Names (-want +got):\n%s", diff)
 	}
 	for _, tt := range []struct {
@@ -427,7 +427,7 @@ func TestLoad_files(t *testing.T) {
 	at := func(name string) string { return filepath.Join(dir, name) }
 
 	set, problems := Load(Dir{Path: dir, Scope: ScopeWorkspace}, Dir{Path: filepath.Join(dir, "missing"), Scope: ScopeUser})
-	if diff := cmp.Diff([]string{"alpha", "general"}, set.Names()); diff != "" {
+	if diff := cmp.Diff([]string{"alpha", "general", "research"}, set.Names()); diff != "" {
 		t.Errorf("Names (-want +got):\n%s", diff)
 	}
 	var got []string
@@ -487,6 +487,7 @@ func TestFormat_roundTrip(t *testing.T) {
 		}
 	}
 	roundTrip(t, general(), nil)
+	roundTrip(t, research(), nil)
 }
 
 // roundTrip checks that d formats to a file that parses back to d, with
@@ -572,5 +573,19 @@ func BenchmarkLoad(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Load(dirs...)
+	}
+}
+
+// TestResearchReadsOnly checks the built-in research agent: from a parent
+// with every tool it gets the web and read_file, nothing that writes.
+func TestResearchReadsOnly(t *testing.T) {
+	set, _ := Load()
+	d, ok := set.Get(Research)
+	if !ok {
+		t.Fatal("no built-in research agent")
+	}
+	parent := []string{"read_file", "write_file", "replace", "run_shell_command", "web_fetch", "web_search", "agent", "todo"}
+	if diff := cmp.Diff([]string{"read_file", "web_fetch", "web_search"}, d.ToolsFrom(parent)); diff != "" {
+		t.Errorf("research's tools (-want +got):\n%s", diff)
 	}
 }

@@ -31,6 +31,7 @@ func ExampleLoad() {
 	// Output:
 	// general (builtin): A general-purpose agent for research, code search and multi-step tasks that need no particular expertise. It has the same tools as you.
 	// planner (user): Plans work before anyone starts it.
+	// research (builtin): Answers a question from the web, with citations: searches, reads the best sources in full, and reports a short answer with a numbered list of sources. Say in the prompt how deep to go: quick, normal (the default) or thorough.
 	// researcher (workspace): Researches questions about the code.
 	// reviewer (workspace): Reviews changes in this repository.
 	// testdata/load/ws/.claude/agents/broken.md:1: error: the definition has no name; add a name such as "code-reviewer"
