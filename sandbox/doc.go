@@ -1,0 +1,82 @@
+// Package sandbox runs a command isolated from the machine it runs on: a
+// read-only view of the system, write access only to a scratch directory
+// (and the workspace, when asked), no network unless allowed, a PID
+// namespace where the platform offers one, and limits on CPU time, memory,
+// file size, output and wall-clock time.
+//
+//	sb, err := sandbox.New(sandbox.Config{Helper: []string{"/proc/self/exe", sandbox.HelperArg}})
+//	if err != nil {
+//		return err // *UnavailableError: the minimum isolation is not to be had here
+//	}
+//	res, err := sb.Run(ctx, &sandbox.Command{Args: []string{"python3", "-c", code}})
+//
+// # Mechanisms
+//
+// [Probe] finds what the machine offers, strongest first:
+//
+//   - bubblewrap (the bwrap program), which builds the sandbox from Linux
+//     namespaces: the whole file system bound read-only, the scratch
+//     directory bound writable over it, fresh /dev and /proc, new PID,
+//     IPC, UTS and (unless the network is allowed) network namespaces, a
+//     user namespace where the kernel lets bwrap make one, and every
+//     capability dropped. When the command exits, everything it started
+//     dies with the PID namespace.
+//   - Landlock, the Linux security module that lets an unprivileged
+//     process restrict itself (github.com/landlock-lsm/go-landlock):
+//     reading and executing everywhere, writing only beneath the writable
+//     directories and /dev/null; with ABI 4 and later TCP connect and bind
+//     denied, and with ABI 6 and later no signals to processes outside the
+//     sandbox. Used where bwrap is missing or cannot create namespaces.
+//   - none: resource limits only. Used only when [Config.Minimum] is
+//     [LevelLimits], so a command never runs unconfined by accident.
+//
+// [New] refuses with an [*UnavailableError], naming what is missing and
+// how to get it, when the strongest mechanism does not reach
+// [Config.Minimum].
+//
+// # The helper
+//
+// Limits and Landlock must be applied inside the new process before the
+// command starts, which Go's os/exec cannot do. So each command starts as
+// a helper, the calling program re-executed ([Config.Helper]), which
+// applies them and then executes bwrap or the command in its place. A
+// program that uses this package calls [Enter] first thing when its
+// arguments say so:
+//
+//	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+//		os.Exit(sandbox.Enter(os.Args[2:]))
+//	}
+//
+// # Limits
+//
+// CPU time, memory and file size are POSIX resource limits, which bound
+// each process of the command, not their sum: CPU time by SIGXCPU and
+// then SIGKILL (with a resolution of one second, and counting the
+// helper's own start under Landlock), memory as the data segment
+// (RLIMIT_DATA: the private writable mappings, so that runtimes which
+// reserve large address ranges, as Go and V8 do, still start), file size
+// as the largest file the command may write. Output and wall-clock time
+// are bounded by [Sandbox.Run]: past [Command.MaxOutput] bytes on either
+// stream the output is cut and the command stopped; past
+// [Command.Timeout] it is killed with everything it started.
+//
+// # What is not guaranteed
+//
+// The view of the file system is read-only, not hidden: the command can
+// read every file the calling user can, secrets included; pass a minimal
+// environment (the default) and keep secrets out of readable files.
+// Under Landlock alone, the mode, owner and times of the caller's files
+// outside the writable directories can still be changed (Landlock does
+// not restrict chmod, chown or utime), the process list of the machine stays visible,
+// UDP is not cut off before Landlock ABI 10, and a process that leaves
+// the command's process group and drops the WIELD_SANDBOX variable from
+// its environment can outlive the run. Nothing bounds the number of
+// processes: a fork bomb runs until its wall-clock limit. Resource
+// limits do not bound memory shared between processes. A kernel bug
+// defeats all of it; the sandbox reduces what a mistaken or hostile
+// command can do, it does not make running one safe.
+//
+// Every process of a command dies with the program that started it: the
+// helper has SIGKILL as its parent-death signal, which bwrap's sandbox
+// inherits through --die-with-parent and the command through the exec.
+package sandbox

@@ -1,0 +1,52 @@
+package sandbox
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// FuzzDecodeSpec checks that any helper argument either fails to decode
+// or decodes to a spec that passes its own checks and survives a round
+// trip.
+func FuzzDecodeSpec(f *testing.F) {
+	good := spec{Mechanism: Bubblewrap, Bwrap: "/usr/bin/bwrap", Args: []string{"/bin/sh", "-c", "echo hi"},
+		Dir: "/tmp/s", Writable: []string{"/tmp/s"}, CPUSeconds: 2, Memory: 1 << 20, StatusFD: 3, Host: 12}
+	f.Add(good.encode())
+	f.Add(`{"mechanism":"landlock","args":["/bin/true"],"dir":"/","status_fd":-1}`)
+	f.Add(`{"mechanism":"none","args":["true"],"dir":"/"}`)
+	f.Add(`{"mechanism":"landlock","args":["/bin/true"],"dir":"/","writable":["rel"]}`)
+	f.Add(`[]`)
+	f.Fuzz(func(t *testing.T, arg string) {
+		s, err := decodeSpec(arg)
+		if err != nil {
+			return
+		}
+		if err := s.check(); err != nil {
+			t.Fatalf("decoded spec fails its check: %v", err)
+		}
+		again, err := decodeSpec(s.encode())
+		if err != nil {
+			t.Fatalf("re-decoding %s: %v", s.encode(), err)
+		}
+		if diff := cmp.Diff(s, again); diff != "" {
+			t.Errorf("round trip (-first +second):\n%s", diff)
+		}
+		if s.Mechanism == Bubblewrap {
+			a := s.bwrapArgs()
+			if a[0] != s.Bwrap || a[len(a)-len(s.Args)-1] != "--" {
+				t.Errorf("bwrap command line %q does not end with -- and the command", a)
+			}
+		}
+	})
+}
+
+func TestBwrapArgs(t *testing.T) {
+	s := spec{Mechanism: Bubblewrap, Bwrap: "/usr/bin/bwrap", Args: []string{"/bin/echo", "hi"}, Dir: "/w", Writable: []string{"/s", "/w"}}
+	want := []string{"/usr/bin/bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+		"--unshare-cgroup-try", "--unshare-net", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+		"--bind", "/s", "/s", "--bind", "/w", "/w", "--chdir", "/w", "--", "/bin/echo", "hi"}
+	if diff := cmp.Diff(want, s.bwrapArgs()); diff != "" {
+		t.Errorf("bwrapArgs (-want +got):\n%s", diff)
+	}
+}
