@@ -7,8 +7,8 @@
 // .wield/sessions of the workspace, see [workspace.Layout.Sessions]). Its
 // first line is a [Header]; every later line is one event: a transaction
 // begins, a turn joins its pool, the pool is committed or aborted, the
-// references or todos are replaced, metadata is set, a range of turns is
-// compressed, a fork is recorded. [Store.Load] folds the events into a
+// references or todos are replaced, metadata is set, a compaction is
+// recorded or undone, a fork is recorded. [Store.Load] folds the events into a
 // [State]; appending an event costs the same at any journal length.
 //
 // A session's id is a plain string from end to end: [Header.ID],
@@ -27,6 +27,23 @@
 // [Interrupted] one: the next prompt always has one result per call, and
 // nothing executed is forgotten. [Store.Open] repairs a journal left
 // mid-transaction by a crash the same way.
+//
+// # Compaction
+//
+// A [Compaction] never rewrites turns: it is a record that says how a range
+// of them appears in prompts. [State.Turns] keeps every turn, and
+// [State.Project] (which [Session.History] and [Session.Pool] return) shows
+// each active summary, with its [Ledger], instead of its range, and a stub
+// instead of each long successful tool output of a masked range. A range
+// lies in the committed turns or in the open transaction after its task
+// (the task in progress is never compacted), never separates a call from
+// its result, and holds earlier summaries whole: the later one replaces
+// them in the view. [Session.Uncompact] appends an uncompact record that
+// drops the latest compaction from the view, which is then exactly what it
+// was before. Journals from before compactions, whose compress events
+// rewrote the turns, load as compactions with trigger [TriggerLegacy].
+// Deciding what to compact, and checking a summary, is package compact's
+// job.
 //
 // # Concurrency and crashes
 //

@@ -2,8 +2,11 @@ package session
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wieldhq/wield/llm"
 )
 
 // FuzzReadJournal feeds arbitrary bytes to the journal reader: it must
@@ -16,6 +19,8 @@ func FuzzReadJournal(f *testing.F) {
 	f.Add([]byte(header + `{"op":"todos","todos":[{"title":"a","status":"done"}]}` + "\n" + `{"op":"$set","set":{"k":1}}` + "\n"))
 	f.Add([]byte(header + `{"op":"turns","turns":[{"kind":"user_task"},{"kind":"user_task"}]}` + "\n" + `{"op":"compress","range":[1,2],"summary":"s"}` + "\n"))
 	f.Add([]byte(header + `{"op":"pool"`))
+	f.Add([]byte(header + `{"op":"turns","turns":[{"kind":"user_task"},{"kind":"model_response","calls":[{"id":"a","name":"x"}]},{"kind":"tool_response","call_id":"a","status":"succeeded","output":"` + strings.Repeat("o", 300) + `"}]}` + "\n" +
+		`{"op":"compact","compaction":{"kind":"mask","range":[1,3]}}` + "\n" + `{"op":"compact","compaction":{"kind":"summary","range":[1,3],"summary":"s"}}` + "\n" + `{"op":"uncompact"}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st, rr, err := readJournal(bytes.NewReader(data))
 		if err != nil {
@@ -41,6 +46,25 @@ func FuzzReadJournal(f *testing.F) {
 			}
 		}
 		_ = Messages(st.Turns)
-		_ = strings.TrimSpace("")
+		// The prompt view keeps every result after its call where the
+		// turns do.
+		h, pool := st.Project()
+		if ordered(Messages(append(slices.Clone(st.Turns), st.Pool...))) && !ordered(append(h, pool...)) {
+			t.Fatalf("the projection shows a result before (or without) its call")
+		}
 	})
+}
+
+// ordered reports whether every tool message follows its call.
+func ordered(msgs []llm.Message) bool {
+	called := map[string]bool{}
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			called[c.ID] = true
+		}
+		if m.Role == llm.RoleTool && !called[m.ToolCallID] {
+			return false
+		}
+	}
+	return true
 }

@@ -26,7 +26,9 @@ const (
 	opReferences = "references" // replaces the reference list
 	opTodos      = "todos"      // replaces the todo list
 	opSet        = "$set"       // sets metadata keys
-	opCompress   = "compress"   // replaces Range of turns with Summary
+	opCompress   = "compress"   // older journals: Range of turns shown as Summary (numbered as earlier compressions left them)
+	opCompact    = "compact"    // records Compaction
+	opUncompact  = "uncompact"  // drops the latest active compaction from the view
 	opFork       = "fork"       // records the fork origin
 	opPause      = "pause"      // the open transaction awaits approval of Pending
 	opMode       = "mode"       // the session enters Mode, with Plan
@@ -49,6 +51,7 @@ type event struct {
 	Pending    []tool.PendingCall         `json:"pending,omitempty"`
 	Mode       string                     `json:"mode,omitempty"`
 	Plan       string                     `json:"plan,omitempty"`
+	Compaction *Compaction                `json:"compaction,omitempty"`
 }
 
 // A CorruptError reports a journal line that cannot be read. Only a torn
@@ -240,13 +243,36 @@ func (f *folder) apply(e *event) error {
 			}
 		}
 	case opCompress:
+		// An older journal's compression rewrote the turns; it becomes a
+		// compaction over the turns it covered, which stay.
 		if e.Range == nil {
 			return errors.New("compress without a range")
 		}
-		if err := checkRange(st, e.Range[0], e.Range[1]); err != nil {
+		r, err := legacyRange(st, *e.Range)
+		if err != nil {
 			return err
 		}
-		st.Turns = compressTurns(st.Turns, e.Range[0], e.Range[1], e.Summary, e.Time)
+		c := Compaction{Kind: CompactionSummary, Range: r, Summary: e.Summary, Trigger: TriggerLegacy, Time: e.Time}
+		if err := checkCompaction(st, &c); err != nil {
+			return err
+		}
+		st.Compactions = append(st.Compactions, c)
+	case opCompact:
+		if e.Compaction == nil {
+			return errors.New("compact without a compaction")
+		}
+		c := *e.Compaction
+		c.Undone = false
+		if err := checkCompaction(st, &c); err != nil {
+			return err
+		}
+		st.Compactions = append(st.Compactions, c)
+	case opUncompact:
+		i := lastActive(st.Compactions)
+		if i < 0 {
+			return errors.New("uncompact with no compaction to undo")
+		}
+		st.Compactions[i].Undone = true
 	case opFork:
 		st.ForkedFrom = e.Origin
 	case opPause:
@@ -259,40 +285,6 @@ func (f *folder) apply(e *event) error {
 		}
 	default:
 		return fmt.Errorf("unknown operation %q: %w", e.Op, ErrNewerVersion)
-	}
-	return nil
-}
-
-// checkRange reports whether turns start..end (1-based, inclusive) of st
-// can be compressed: in bounds, not inverted, and not splitting a call from
-// its result.
-func checkRange(st *State, start, end int) error {
-	n := len(st.Turns)
-	switch {
-	case start < 1 || end < 1:
-		return fmt.Errorf("turns are numbered from 1; got %d-%d", start, end)
-	case start > end:
-		return fmt.Errorf("range %d-%d is inverted; give the first turn first", start, end)
-	case end > n && st.Open():
-		return fmt.Errorf("turns %d-%d reach into the open transaction (committed turns: 1-%d); it cannot be compressed until it is committed", start, end, n)
-	case end > n:
-		return fmt.Errorf("range %d-%d is out of bounds; the session has %d turns", start, end, n)
-	}
-	inside := map[string]bool{}
-	for _, t := range st.Turns[start-1 : end] {
-		for _, id := range callIDs(&t) {
-			inside[id] = true
-		}
-	}
-	for i, t := range st.Turns {
-		if i >= start-1 && i < end {
-			continue
-		}
-		for _, id := range callIDs(&t) {
-			if inside[id] {
-				return fmt.Errorf("range %d-%d separates call %s from turn %d, which belongs to it; widen the range", start, end, id, i+1)
-			}
-		}
 	}
 	return nil
 }
@@ -312,9 +304,12 @@ func callIDs(t *Turn) []string {
 	return nil
 }
 
-func compressTurns(turns []Turn, start, end int, summary string, now time.Time) []Turn {
-	out := make([]Turn, 0, len(turns)-(end-start))
-	out = append(out, turns[:start-1]...)
-	out = append(out, Turn{Kind: TurnCompressedHistory, Time: now, Text: summary, Range: &[2]int{start, end}})
-	return append(out, turns[end:]...)
+// lastActive returns the index of the latest compaction not undone, or -1.
+func lastActive(cs []Compaction) int {
+	for i := len(cs) - 1; i >= 0; i-- {
+		if !cs[i].Undone {
+			return i
+		}
+	}
+	return -1
 }

@@ -64,6 +64,7 @@ func (s *Session) State() *State {
 	st.Paused = slices.Clone(st.Paused)
 	st.References = slices.Clone(st.References)
 	st.Todos = slices.Clone(st.Todos)
+	st.Compactions = slices.Clone(st.Compactions)
 	return &st
 }
 
@@ -82,7 +83,7 @@ func (s *Session) append(e *event, sync bool) error {
 		e.Time = s.store.now()
 	}
 	// Check the event against the state before it is written.
-	probe := folder{st: &State{Pool: s.st.Pool, Turns: s.st.Turns, Pools: s.st.Pools}}
+	probe := folder{st: &State{Pool: s.st.Pool, Turns: s.st.Turns, Pools: s.st.Pools, Compactions: s.st.Compactions}}
 	if err := dryRun(&probe, e); err != nil {
 		return fmt.Errorf("session %s: %w", s.ID(), err)
 	}
@@ -128,24 +129,36 @@ func dryRun(f *folder, e *event) error {
 		if f.st.Pool != nil && e.Op == opBegin {
 			return errors.New("a transaction is already open")
 		}
-	case opCompress:
-		return checkRange(f.st, e.Range[0], e.Range[1])
+	case opCompact:
+		if e.Compaction == nil {
+			return errors.New("compact without a compaction")
+		}
+		return checkCompaction(f.st, e.Compaction)
+	case opUncompact:
+		if lastActive(f.st.Compactions) < 0 {
+			return errors.New("no compaction to undo")
+		}
 	}
 	return nil
 }
 
-// History returns the committed turns as messages, for a prompt.
+// History returns the committed turns as messages, for a prompt: their
+// projection through the active compactions (see [State.Project]).
 func (s *Session) History() []llm.Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Messages(s.st.Turns)
+	return newProjector(&s.st).messages(0, len(s.st.Turns))
 }
 
-// Pool returns the open transaction's turns as messages.
+// Pool returns the open transaction's turns as messages, projected as
+// History is.
 func (s *Session) Pool() []llm.Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Messages(s.st.Pool)
+	if s.st.Pool == nil {
+		return nil
+	}
+	return newProjector(&s.st).messages(len(s.st.Turns), s.st.Timeline())
 }
 
 // Begin opens a transaction with the user's task. References age by one
@@ -452,24 +465,64 @@ func (s *Session) Set(values map[string]any) error {
 	return s.append(&event{Op: opSet, Set: set}, true)
 }
 
-// Compress replaces the committed turns start..end (1-based, inclusive)
-// with one compressed_history turn holding summary. The journal keeps the
-// original turns, and a backup copy is taken first; the backup's path is
-// returned.
+// Compress shows the committed turns start..end (1-based, inclusive) in
+// prompts as summary: it records a [Compaction] of kind
+// CompactionSummary with trigger TriggerTool. The turns stay in the
+// journal and in [State.Turns]. A backup copy of the journal is taken
+// first; its path is returned.
 func (s *Session) Compress(start, end int, summary string) (string, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := checkRange(&s.st, start, end); err != nil {
+	c := Compaction{Kind: CompactionSummary, Range: [2]int{start, end}, Summary: summary, Trigger: TriggerTool}
+	err := checkCompaction(&s.st, &c)
+	s.mu.Unlock()
+	if err != nil {
 		return "", fmt.Errorf("compress session %s: %w", s.ID(), err)
-	}
-	if summary == "" {
-		return "", fmt.Errorf("compress session %s: the summary is empty; say what the turns did", s.ID())
 	}
 	backup, err := s.store.Backup(s.ID())
 	if err != nil {
 		return "", err
 	}
-	return backup, s.append(&event{Op: opCompress, Range: &[2]int{start, end}, Summary: s.red.text(summary)}, true)
+	return backup, s.Compact(c)
+}
+
+// Compact records c: from now on its range appears in prompts as c says
+// (see [State.Project]), while the turns stay. The range may lie in the
+// committed turns or in the open transaction after its task, and must not
+// separate a call from its result or cut through an active summary. The
+// record is forced to disk.
+func (s *Session) Compact(c Compaction) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c.Undone = false
+	if err := checkCompaction(&s.st, &c); err != nil {
+		return fmt.Errorf("compact session %s: %w", s.ID(), err)
+	}
+	c.Summary = s.red.text(c.Summary)
+	c.Focus = s.red.text(c.Focus)
+	return s.append(&event{Op: opCompact, Compaction: &c}, true)
+}
+
+// Uncompact undoes the latest active compaction: an uncompact record drops
+// it from the prompt view, which is then what it was before it. It returns
+// the compaction undone. Repeated, it undoes the ones before.
+func (s *Session) Uncompact() (Compaction, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := lastActive(s.st.Compactions)
+	if i < 0 {
+		return Compaction{}, fmt.Errorf("uncompact session %s: no compaction to undo", s.ID())
+	}
+	c := s.st.Compactions[i]
+	return c, s.append(&event{Op: opUncompact}, true)
+}
+
+// CompactionGeneration returns [State.CompactionGeneration] without
+// copying the state: a caller that saw a different number must rebuild its
+// prompt view.
+func (s *Session) CompactionGeneration() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.CompactionGeneration()
 }
 
 // Close releases the writer lock and closes the journal. A transaction

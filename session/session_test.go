@@ -287,7 +287,7 @@ func TestBadInput(t *testing.T) {
 	}
 	ctx := t.Context()
 	must(t, s.Begin(ctx, "open"))
-	if _, err := s.Compress(5, 9, "x"); err == nil || !strings.Contains(err.Error(), "open transaction") {
+	if _, err := s.Compress(5, 7, "x"); err == nil || !strings.Contains(err.Error(), "open transaction") {
 		t.Errorf("compressing into the open pool: err = %v", err)
 	}
 	if err := s.Begin(ctx, "again"); err == nil || !strings.Contains(err.Error(), "already open") {
@@ -306,19 +306,19 @@ func TestCompress(t *testing.T) {
 	backup, err := s.Compress(1, 6, "did one and two")
 	must(t, err)
 	got := s.State()
-	if len(got.Turns) != 1+2 || got.Turns[0].Kind != TurnCompressedHistory || *got.Turns[0].Range != [2]int{1, 6} {
-		t.Fatalf("turns after compress = %+v", got.Turns)
+	if len(got.Turns) != 8 || len(got.Compactions) != 1 || got.Compactions[0].Range != [2]int{1, 6} || got.Compactions[0].Trigger != TriggerTool {
+		t.Fatalf("after compress: %d turns, compactions %+v; want the 8 turns kept and one compaction of 1-6", len(got.Turns), got.Compactions)
 	}
 	if b, err := st.loadFile(backup); err != nil || len(b.Turns) != 8 {
 		t.Errorf("backup %s: %v; want the 8 turns before compression", backup, err)
 	}
 	loaded, err := st.Load("c")
 	must(t, err)
-	if diff := cmp.Diff(got.Turns, loaded.Turns); diff != "" {
-		t.Errorf("reloaded turns differ:\n%s", diff)
+	if diff := cmp.Diff(got, loaded); diff != "" {
+		t.Errorf("reloaded state differs (-live +loaded):\n%s", diff)
 	}
-	if m := Messages(got.Turns); !strings.Contains(m[0].Content, "did one and two") {
-		t.Errorf("the summary is not in the prompt messages: %+v", m[0])
+	if m := s.History(); len(m) != 3 || !strings.Contains(m[0].Content, "did one and two") {
+		t.Errorf("history after compress = %+v; want the summary, then task three and its answer", m)
 	}
 }
 

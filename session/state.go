@@ -25,7 +25,9 @@ const (
 	TurnFunctionCalling TurnKind = "function_calling"
 	// TurnToolResponse is the result of one tool call.
 	TurnToolResponse TurnKind = "tool_response"
-	// TurnCompressedHistory replaces a range of turns with a summary.
+	// TurnCompressedHistory is a summary standing for a range of turns.
+	// Journals no longer hold it (see [Compaction]); forks of older ones
+	// may.
 	TurnCompressedHistory TurnKind = "compressed_history"
 	// TurnAgentStarted records that the call CallID started a child agent
 	// of type Agent, whose session is Child.
@@ -88,7 +90,8 @@ type Turn struct {
 	Interrupted bool `json:"interrupted,omitempty"`
 
 	// Range is the 1-based inclusive range of turns a compressed_history
-	// turn replaced.
+	// turn replaced; only journals written before compactions were records
+	// of their own hold such turns (in forks of them).
 	Range *[2]int `json:"range,omitempty"`
 
 	// Child and Agent name the child session and its agent type in
@@ -253,6 +256,10 @@ type State struct {
 	// Plan is the workspace path of the plan last approved or proposed
 	// with the mode change; empty when none.
 	Plan string
+	// Compactions lists every compaction recorded, oldest first, undone
+	// ones marked; [State.Project] applies the active ones. Turns stay
+	// whole whatever they say.
+	Compactions []Compaction
 }
 
 // A ForkOrigin names where a forked session came from.
@@ -269,37 +276,49 @@ func (s *State) Open() bool { return s.Pool != nil }
 // tool messages. A call recorded without a model response (over MCP, say)
 // becomes an assistant message of its own, so every result follows its call.
 func Messages(turns []Turn) []llm.Message {
-	out := make([]llm.Message, 0, len(turns))
-	var last *llm.Message // the latest assistant message with calls
+	b := messageBuilder{out: make([]llm.Message, 0, len(turns))}
 	for i := range turns {
-		t := &turns[i]
-		switch t.Kind {
-		case TurnUserTask:
-			out = append(out, llm.Message{Role: llm.RoleUser, Content: t.Text})
-			last = nil
-		case TurnCompressedHistory:
-			out = append(out, llm.Message{Role: llm.RoleUser, Content: "Summary of earlier turns " +
-				rangeText(t.Range) + ":\n" + t.Text})
-			last = nil
-		case TurnModelResponse:
-			out = append(out, llm.Message{Role: llm.RoleAssistant, Content: t.Text, Reasoning: t.Reasoning,
-				Thinking: slices.Clone(t.Thinking), ToolCalls: slices.Clone(t.Calls)})
-			last = &out[len(out)-1]
-		case TurnFunctionCalling:
-			if last != nil && slices.ContainsFunc(last.ToolCalls, func(c llm.ToolCall) bool { return c.ID == t.CallID }) {
-				continue
-			}
-			out = append(out, llm.Message{Role: llm.RoleAssistant,
-				ToolCalls: []llm.ToolCall{{ID: t.CallID, Name: t.Tool, Arguments: t.Arguments}}})
-			last = &out[len(out)-1]
-		case TurnToolResponse:
-			out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: t.CallID, ToolName: t.Tool,
-				Content: resultText(t)})
-		}
-		// agent_started and agent_finished are bookkeeping: the model
-		// reads the call's tool_response.
+		b.add(&turns[i])
 	}
-	return out
+	return b.out
+}
+
+// messageBuilder appends the messages of turns, one turn at a time.
+type messageBuilder struct {
+	out  []llm.Message
+	last int // the index of the latest assistant message with calls, or -1 when none is open
+	open bool
+}
+
+func (b *messageBuilder) add(t *Turn) {
+	switch t.Kind {
+	case TurnUserTask:
+		b.out = append(b.out, llm.Message{Role: llm.RoleUser, Content: t.Text})
+		b.open = false
+	case TurnCompressedHistory:
+		text := t.Text
+		if t.Range != nil { // an older journal's compressed turn
+			text = "Summary of earlier turns " + rangeText(t.Range) + ":\n" + t.Text
+		}
+		b.out = append(b.out, llm.Message{Role: llm.RoleUser, Content: text})
+		b.open = false
+	case TurnModelResponse:
+		b.out = append(b.out, llm.Message{Role: llm.RoleAssistant, Content: t.Text, Reasoning: t.Reasoning,
+			Thinking: slices.Clone(t.Thinking), ToolCalls: slices.Clone(t.Calls)})
+		b.last, b.open = len(b.out)-1, true
+	case TurnFunctionCalling:
+		if b.open && slices.ContainsFunc(b.out[b.last].ToolCalls, func(c llm.ToolCall) bool { return c.ID == t.CallID }) {
+			return
+		}
+		b.out = append(b.out, llm.Message{Role: llm.RoleAssistant,
+			ToolCalls: []llm.ToolCall{{ID: t.CallID, Name: t.Tool, Arguments: t.Arguments}}})
+		b.last, b.open = len(b.out)-1, true
+	case TurnToolResponse:
+		b.out = append(b.out, llm.Message{Role: llm.RoleTool, ToolCallID: t.CallID, ToolName: t.Tool,
+			Content: resultText(t)})
+	}
+	// agent_started and agent_finished are bookkeeping: the model
+	// reads the call's tool_response.
 }
 
 func rangeText(r *[2]int) string {

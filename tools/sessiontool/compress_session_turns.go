@@ -21,18 +21,34 @@ type CompressSessionTurnsInput struct {
 
 // CompressSessionTurns returns the compress_session_turns tool, which works on the sessions of st; a nil st
 // gives a tool that fails, saying it works only inside a wield session.
+// It records a compaction ([session.Session.Compress]): the turns stay in
+// the session, and the prompt shows the summary instead.
 func CompressSessionTurns(st *session.Store) *tool.Tool {
 	return tool.New(tool.Spec{Name: "compress_session_turns", Description: compressSessionTurnsDescription}, onSession(st, compressSessionTurns))
 }
 
 func compressSessionTurns(_ context.Context, s *session.Session, in CompressSessionTurnsInput) (tool.Result, error) {
-	before := len(s.State().Turns)
+	before := promptTurns(s.State())
 	backup, err := s.Compress(in.StartTurn, in.EndTurn, in.Summary)
 	if err != nil {
 		return tool.Failure(err.Error()), nil
 	}
-	after := len(s.State().Turns)
+	st := s.State()
+	after := promptTurns(st)
 	return tool.Result{Success: true,
-		Output: fmt.Sprintf("Replaced turns %d-%d with a summary; the session now has %d turns (was %d). A backup was taken.", in.StartTurn, in.EndTurn, after, before),
-		Data:   map[string]any{"turns_before": before, "turns_after": after, "backup": backup}}, nil
+		Output: fmt.Sprintf("Replaced turns %d-%d with a summary in the prompt, which now has %d turns (was %d). The session keeps all %d turns (get_session {\"turn\": N} shows one), and a backup was taken.",
+			in.StartTurn, in.EndTurn, after, before, len(st.Turns)),
+		Data: map[string]any{"turns_before": before, "turns_after": after, "backup": backup}}, nil
+}
+
+// promptTurns counts the committed turns as the prompt shows them: a
+// summary counts as one.
+func promptTurns(st *session.State) int {
+	n := len(st.Turns)
+	for _, c := range st.ActiveCompactions() {
+		if c.Kind == session.CompactionSummary && c.Range[1] <= len(st.Turns) {
+			n -= c.Range[1] - c.Range[0]
+		}
+	}
+	return n
 }

@@ -16,6 +16,7 @@ var getSessionDescription string
 // GetSessionInput is get_session's argument object.
 type GetSessionInput struct {
 	SessionID string `json:"session_id,omitempty" jsonschema:"the session to describe; default: the current one"`
+	Turn      int    `json:"turn,omitempty" jsonschema:"show this turn in full (numbered as the overview lists them, the open transaction's after the committed ones) instead of the overview"`
 }
 
 // GetSession returns the get_session tool, which works on the sessions of st; a nil st
@@ -45,6 +46,9 @@ func getSession(_ context.Context, c *tool.Call, st *session.Store, in GetSessio
 			return tool.Failure(err.Error()), nil
 		}
 	}
+	if in.Turn != 0 {
+		return showTurn(state, in.Turn), nil
+	}
 	var b strings.Builder
 	h := state.Header
 	fmt.Fprintf(&b, "Session %s, created %s", h.ID, h.CreatedAt.Format("2006-01-02 15:04 MST"))
@@ -67,6 +71,16 @@ func getSession(_ context.Context, c *tool.Call, st *session.Store, in GetSessio
 	for i := first; i < len(state.Turns); i++ {
 		fmt.Fprintf(&b, "  %d. %s\n", i+1, describe(&state.Turns[i]))
 	}
+	if active := state.ActiveCompactions(); len(active) > 0 {
+		b.WriteString("\nCompactions (how the prompt shows these turns; the turns above stay whole):\n")
+		for _, c := range active {
+			if c.Kind == session.CompactionMask {
+				fmt.Fprintf(&b, "  masked tool outputs of turns %d-%d\n", c.Range[0], c.Range[1])
+				continue
+			}
+			fmt.Fprintf(&b, "  compressed_history of turns %d-%d: %s\n", c.Range[0], c.Range[1], excerpt(c.Summary))
+		}
+	}
 	if len(state.Todos) > 0 {
 		fmt.Fprintf(&b, "\nTodos:\n%s\n", formatTodos(state.Todos))
 	}
@@ -88,6 +102,32 @@ func getSession(_ context.Context, c *tool.Call, st *session.Store, in GetSessio
 	return tool.Result{Success: true, Output: b.String(), Data: map[string]any{
 		"session_id": h.ID, "turns": len(state.Turns), "open": state.Open(), "todos": state.Todos, "references": state.References,
 	}}, nil
+}
+
+// showTurn shows turn n of the timeline of state in full.
+func showTurn(state *session.State, n int) tool.Result {
+	t := state.TurnAt(n)
+	if t == nil {
+		return tool.Failure(fmt.Sprintf("session %s has no turn %d; it has turns 1-%d", state.Header.ID, n, state.Timeline()))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Turn %d of session %s: %s", n, state.Header.ID, t.Kind)
+	switch t.Kind {
+	case session.TurnModelResponse:
+		b.WriteString("\n" + t.Text)
+		for _, c := range t.Calls {
+			fmt.Fprintf(&b, "\ncall %s [%s] %s", c.Name, c.ID, c.Arguments)
+		}
+	case session.TurnFunctionCalling:
+		fmt.Fprintf(&b, " %s [%s]\n%s", t.Tool, t.CallID, t.Arguments)
+	case session.TurnToolResponse:
+		fmt.Fprintf(&b, " %s [%s] %s\n%s", t.Tool, t.CallID, t.Status, t.Output)
+	case session.TurnAgentStarted, session.TurnAgentFinished:
+		fmt.Fprintf(&b, " %s [%s] session %s %s\n%s", t.Agent, t.CallID, t.Child, t.Status, t.Output)
+	default:
+		b.WriteString("\n" + t.Text)
+	}
+	return tool.Result{Success: true, Output: b.String(), Data: t}
 }
 
 // describe is a one-line summary of a turn.

@@ -17,7 +17,7 @@ func TestContracts(t *testing.T) {
 		"write_todos":            {Valid: []string{`{"todos":[]}`, `{"todos":[{"title":"a","status":"done"}]}`}, Invalid: []string{`{}`, `{"todos":[{"title":"a","status":"later"}]}`, `{"todos":[{"status":"done"}]}`}},
 		"update_plan":            {Valid: []string{`{"plan":[]}`, `{"explanation":"x","plan":[{"step":"a","status":"in_progress"}]}`}, Invalid: []string{`{}`, `{"plan":[{"step":"a","status":"done"}]}`, `{"plan":[{"step":"a"}]}`, `{"plan":[],"extra":1}`}},
 		"delete_todos":           {Valid: []string{`{}`}, Invalid: []string{`{"x":1}`}},
-		"get_session":            {Valid: []string{`{}`, `{"session_id":"s"}`}, Invalid: []string{`{"session_id":1}`}},
+		"get_session":            {Valid: []string{`{}`, `{"session_id":"s"}`, `{"turn":3}`}, Invalid: []string{`{"session_id":1}`, `{"turn":"3"}`}},
 		"compress_session_turns": {Valid: []string{`{"start_turn":1,"end_turn":2,"summary":"s"}`}, Invalid: []string{`{"start_turn":1}`, `{"start_turn":"1","end_turn":2,"summary":"s"}`}},
 		"delete_session":         {Valid: []string{`{"session_id":"s"}`}, Invalid: []string{`{}`}},
 	}
@@ -87,6 +87,9 @@ func TestTools(t *testing.T) {
 		{"compress_session_turns", `{"start_turn":2,"end_turn":5,"summary":"x"}`, false, "open transaction"},
 		{"compress_session_turns", `{"start_turn":2,"end_turn":1,"summary":"x"}`, false, "inverted"},
 		{"get_session", `{}`, true, "compressed_history of turns 1-2: did one and two"},
+		{"get_session", `{"turn":2}`, true, "Turn 2 of session cur: user_task\ntwo"},
+		{"get_session", `{"turn":4}`, true, "user_task\nnow"},
+		{"get_session", `{"turn":9}`, false, "has no turn 9; it has turns 1-4"},
 		{"delete_todos", `{}`, true, "Deleted the todo list"},
 		{"delete_todos", `{}`, true, "nothing changed"},
 		{"delete_session", `{"session_id":"cur"}`, false, "cannot delete itself"},
