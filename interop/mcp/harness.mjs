@@ -208,6 +208,13 @@ export const validArgs = {
   delete_session: { args: { session_id: 'no-such-session' }, error: /denied: needs approval/ },
   compress_session_turns: { args: { start_turn: 1, end_turn: 1, summary: 'nothing' }, error: /denied: needs approval/ },
   register_mcp_server: { args: { name: 'x', command: 'true' }, error: /denied: needs approval/ },
+  // Plan mode and the todo list live in a session.
+  enter_plan_mode: { args: { reason: 'interop' }, error: /plan mode works only inside a wield session/ },
+  exit_plan_mode: { args: { plan: '# interop' }, error: /plan mode works only inside a wield session/ },
+  todo: { args: { todos: [{ title: 'interop', status: 'pending' }] }, error: /no session service here/ },
+  // The web asks by default; nobody can approve over MCP.
+  web_fetch: { args: { url: 'https://example.com/' }, error: /denied: needs approval/ },
+  web_search: { args: { query: 'interop' }, error: /denied: needs approval/ },
 };
 
 function typesOf(schema) {
