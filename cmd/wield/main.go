@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"syscall"
 
+	"github.com/wieldhq/wield/sandbox"
 	"github.com/wieldhq/wield/tools/shell"
 )
 
@@ -54,6 +55,9 @@ const shellSupervisorArg = "__shell-supervisor"
 func init() {
 	if len(os.Args) > 1 && os.Args[1] == shellSupervisorArg {
 		os.Exit(shell.Supervise(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		os.Exit(sandbox.Enter(os.Args[2:]))
 	}
 }
 

@@ -82,6 +82,7 @@ See also: wield help run, wield help session.`,
 		newModelsCommand(g),
 		newAgentsCommand(g),
 		newVersionCommand(g),
+		newDoctorCommand(g),
 	)
 	return root, g
 }
