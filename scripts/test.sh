@@ -28,6 +28,17 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
     exit 1
   }
 fi
+echo "== peers: bubblewrap"
+# The sandbox tests run every assertion under each mechanism that works:
+# bubblewrap (Debian's package) and Landlock. Without bwrap, Landlock
+# carries them alone.
+if ! command -v bwrap >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing Debian's bubblewrap"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null
+  fi
+  command -v bwrap >/dev/null || echo "test.sh: bwrap not found: the sandbox tests run under Landlock only (install bubblewrap for both)" >&2
+fi
 for tool in bash git; do
   command -v "$tool" >/dev/null || { echo "test.sh: $tool is needed by the tests" >&2; exit 1; }
 done
