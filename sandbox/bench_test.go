@@ -1,6 +1,7 @@
 package sandbox_test
 
 import (
+	"os"
 	"os/exec"
 	"testing"
 
@@ -8,9 +9,14 @@ import (
 )
 
 // BenchmarkStart measures the start cost of the sandbox: running true
-// plainly, and under each mechanism (the helper here is the test binary,
-// smaller than wield; bench/sandbox.sh measures wield itself).
+// plainly, and under each mechanism. The helper is the test binary, or
+// the program WIELD_SANDBOX_HELPER names (bench/sandbox.sh sets it to
+// wield, whose start costs more: it initialises every package of wield).
 func BenchmarkStart(b *testing.B) {
+	h := helper(b)
+	if p := os.Getenv("WIELD_SANDBOX_HELPER"); p != "" {
+		h = []string{p, sandbox.HelperArg}
+	}
 	truePath, err := exec.LookPath("true")
 	if err != nil {
 		b.Fatal(err)
@@ -24,7 +30,7 @@ func BenchmarkStart(b *testing.B) {
 	})
 	for _, m := range []sandbox.Mechanism{sandbox.Bubblewrap, sandbox.Landlock, sandbox.NoIsolation} {
 		b.Run(string(m), func(b *testing.B) {
-			sb, err := sandbox.New(b.Context(), sandbox.Config{Helper: helper(b), Mechanism: m, Minimum: sandbox.LevelLimits})
+			sb, err := sandbox.New(b.Context(), sandbox.Config{Helper: h, Mechanism: m, Minimum: sandbox.LevelLimits})
 			if err != nil {
 				b.Fatal(err)
 			}
