@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"os"
@@ -67,11 +68,25 @@ type Config struct {
 	// MaxTokens and Temperature are passed to the model.
 	MaxTokens   int
 	Temperature *float64
+	// Compactor, if set, is asked between rounds whether to compact the
+	// session (package compact implements it); when it reports that the
+	// session's prompt view changed, the loop rebuilds the history and
+	// the round from the session's History and Pool.
+	Compactor Compactor
 	// OnEvent receives the run's events, on the goroutine running the loop
 	// or the runner's (serialised).
 	OnEvent func(Event)
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
+}
+
+// A Compactor keeps a session's prompt within the model's context
+// window. MaybeCompact is called between rounds with the latest response's
+// usage; it reports whether the session's prompt view changed (by it or
+// by anyone else since the last call). Its error stops the run: it means
+// the session could not be written.
+type Compactor interface {
+	MaybeCompact(ctx context.Context, sessionID string, usage llm.Usage) (bool, error)
 }
 
 // An Agent runs tasks. It is safe for concurrent use on different sessions.

@@ -158,7 +158,31 @@ func (a *Agent) loop(ctx context.Context, s Session, st *runState, out *Outcome)
 				return nil
 			}
 		}
+		if err := a.compact(ctx, s, st, resp.Usage); err != nil {
+			return err
+		}
 	}
+}
+
+// compact asks the configured Compactor about s between rounds and, when
+// the session's prompt view changed, rebuilds st's history and round from
+// it: the task stays pinned, the rest is the session's projection.
+func (a *Agent) compact(ctx context.Context, s Session, st *runState, usage llm.Usage) error {
+	if a.cfg.Compactor == nil {
+		return nil
+	}
+	changed, err := a.cfg.Compactor.MaybeCompact(ctx, s.ID(), usage)
+	if err != nil {
+		return fmt.Errorf("compact session %s after round %d: %w", s.ID(), st.n, err)
+	}
+	if !changed {
+		return nil
+	}
+	st.history = ExpireResults(s.History(), a.cfg.ExpireToolResults)
+	if pool := s.Pool(); len(pool) > 0 {
+		st.round = orderResults(slices.Clone(pool[1:]))
+	}
+	return nil
 }
 
 // runTools runs reqs and puts their results into the round, in call order
