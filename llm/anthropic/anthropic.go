@@ -33,10 +33,10 @@ const KeyVar = "ANTHROPIC_API_KEY"
 
 // The defaults for zero [Config] fields.
 const (
-	DefaultTimeout      = 10 * time.Minute
-	DefaultMaxRetries   = 2
-	DefaultRetryBase    = time.Second
-	DefaultMaxRetryWait = time.Minute
+	DefaultTimeout      = wire.DefaultTimeout
+	DefaultMaxRetries   = wire.DefaultMaxRetries
+	DefaultRetryBase    = wire.DefaultRetryBase
+	DefaultMaxRetryWait = wire.DefaultMaxRetryWait
 	// DefaultMaxTokens is the output cap of a request when neither the
 	// request nor [Config.MaxTokens] sets one, for every model but the
 	// claude-3 models before 3.5, whose limit is [Claude3MaxTokens].
@@ -147,21 +147,6 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.APIKey == "" && cfg.Header.Get("X-Api-Key") == "" && cfg.Header.Get("Authorization") == "" {
 		return nil, fmt.Errorf("anthropic: %w: set %s or the configured API key", ErrNoKey, KeyVar)
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
-	}
-	switch {
-	case cfg.MaxRetries == 0:
-		cfg.MaxRetries = DefaultMaxRetries
-	case cfg.MaxRetries < 0:
-		cfg.MaxRetries = 0
-	}
-	if cfg.RetryBase <= 0 {
-		cfg.RetryBase = DefaultRetryBase
-	}
-	if cfg.MaxRetryWait <= 0 {
-		cfg.MaxRetryWait = DefaultMaxRetryWait
-	}
 	switch {
 	case cfg.ThinkingBudget < 0:
 		return nil, fmt.Errorf("anthropic: thinking budget %d is negative; use 0 for no thinking", cfg.ThinkingBudget)
@@ -187,8 +172,8 @@ func New(cfg Config) (*Provider, error) {
 	endpoint.Path += "/messages"
 	endpoint.RawPath = ""
 	p := &Provider{cfg: cfg, endpoint: &endpoint}
-	p.wire = &wire.Client{HTTP: cfg.HTTPClient, Endpoint: endpoint.Redacted(), Key: cfg.APIKey, KeyVar: KeyVar,
-		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, RetryBase: cfg.RetryBase, MaxRetryWait: cfg.MaxRetryWait, Log: cfg.Logger}
+	p.wire = wire.New(wire.Client{HTTP: cfg.HTTPClient, Endpoint: endpoint.Redacted(), Key: cfg.APIKey, KeyVar: KeyVar,
+		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, RetryBase: cfg.RetryBase, MaxRetryWait: cfg.MaxRetryWait, Log: cfg.Logger})
 	return p, nil
 }
 

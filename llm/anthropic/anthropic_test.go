@@ -101,10 +101,10 @@ func TestRequest(t *testing.T) {
 			if diff := cmp.Diff(w, got); diff != "" {
 				t.Errorf("request body (-want +got):\n%s", diff)
 			}
-			if n := c.names.original("fs_read"); n != "fs.read" {
+			if n := c.names.Original("fs_read"); n != "fs.read" {
 				t.Errorf("original(fs_read) = %q, want fs.read", n)
 			}
-			if n := c.names.original("made_up"); n != "made_up" {
+			if n := c.names.Original("made_up"); n != "made_up" {
 				t.Errorf("original(made_up) = %q, want it unchanged", n)
 			}
 		})

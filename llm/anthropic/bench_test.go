@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wieldhq/wield/llm/internal/wire"
 )
 
 // benchStream is a synthetic reply in the shape of openai's benchmark: a
@@ -50,7 +52,7 @@ func BenchmarkReadStream(b *testing.B) {
 			b.SetBytes(int64(len(bd.data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := readStream(bytes.NewReader(bd.data), &nameMap{}, nil); err != nil {
+				if _, err := readStream(bytes.NewReader(bd.data), &wire.Names{}, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -63,7 +65,7 @@ func BenchmarkReadStream(b *testing.B) {
 // as a complete reply.
 func TestBenchStreamIsValid(t *testing.T) {
 	data, _ := benchStream()
-	resp, err := readStream(bytes.NewReader(data), &nameMap{}, nil)
+	resp, err := readStream(bytes.NewReader(data), &wire.Names{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/internal/wire"
 )
 
 // streamSeeds are bodies that reach the interesting paths of the stream
@@ -76,9 +77,9 @@ func readOutcome(r io.Reader, whole bool) outcome {
 	}
 	var err error
 	if whole {
-		o.Resp, err = readResponse(r, &nameMap{}, handle)
+		o.Resp, err = readResponse(r, &wire.Names{}, handle)
 	} else {
-		o.Resp, err = readStream(r, &nameMap{}, handle)
+		o.Resp, err = readStream(r, &wire.Names{}, handle)
 	}
 	if err != nil {
 		o.Err = err.Error()

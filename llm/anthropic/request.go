@@ -12,6 +12,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/packages/param"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/internal/wire"
 	"github.com/wieldhq/wield/schema"
 )
 
@@ -19,27 +20,10 @@ import (
 // makes and sends back.
 const providerName = "anthropic"
 
-// nameMap translates between wield tool names and the names sent to the
-// API, which allows only [A-Za-z0-9_-].
-type nameMap struct{ names schema.Names }
-
-// wire returns the API's form of name.
-func (m *nameMap) wire(name string) (string, error) { return m.names.Add(name) }
-
-// original returns the wield name of a name the model used. Names the
-// request never sent, which the model made up, are returned unchanged so
-// that the runner reports them as unknown tools.
-func (m *nameMap) original(wire string) string {
-	if name, ok := m.names.Original(wire); ok {
-		return name
-	}
-	return wire
-}
-
 // A call is one request, ready to send.
 type call struct {
-	body  []byte   // the JSON request
-	names *nameMap // the tool names in it
+	body  []byte      // the JSON request
+	names *wire.Names // the tool names in it
 	model string
 }
 
@@ -84,7 +68,7 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
-	names := &nameMap{}
+	names := &wire.Names{}
 	params := anthropicsdk.MessageNewParams{Model: anthropicsdk.Model(model), MaxTokens: int64(maxTokens)}
 	for i, t := range req.Tools {
 		tool, err := toolParam(t, names)
@@ -150,8 +134,8 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 }
 
 // toolParam converts one tool definition.
-func toolParam(t llm.ToolDef, names *nameMap) (*anthropicsdk.ToolParam, error) {
-	wire, err := names.wire(t.Name)
+func toolParam(t llm.ToolDef, names *wire.Names) (*anthropicsdk.ToolParam, error) {
+	wire, err := names.Wire(t.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +216,7 @@ func toolResults(results []llm.Message, calls []llm.ToolCall) (anthropicsdk.Mess
 
 // assistant converts an assistant message: its thinking blocks first,
 // unchanged, then its text, then its tool calls.
-func assistant(m llm.Message, names *nameMap) (anthropicsdk.MessageParam, error) {
+func assistant(m llm.Message, names *wire.Names) (anthropicsdk.MessageParam, error) {
 	var blocks []anthropicsdk.ContentBlockParamUnion
 	for _, t := range m.Thinking {
 		switch {
@@ -249,7 +233,7 @@ func assistant(m llm.Message, names *nameMap) (anthropicsdk.MessageParam, error)
 		blocks = append(blocks, anthropicsdk.NewTextBlock(m.Content))
 	}
 	for _, c := range m.ToolCalls {
-		wire, err := names.wire(c.Name)
+		wire, err := names.Wire(c.Name)
 		if err != nil {
 			return anthropicsdk.MessageParam{}, err
 		}

@@ -20,7 +20,7 @@ import (
 var errNoEvents = fmt.Errorf("%w: the reply has no stream events", llm.ErrProtocol)
 
 // readStream reads a streamed reply and assembles it.
-func readStream(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Response, error) {
+func readStream(r io.Reader, names *wire.Names, handle func(llm.Event)) (*llm.Response, error) {
 	a := newAssembler(names, handle)
 	sse := wire.NewSSEReader(r)
 	for n := 1; !a.stopped; n++ {
@@ -46,7 +46,7 @@ func readStream(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Respo
 
 // readResponse reads a reply that came whole (application/json), as a
 // proxy may send it.
-func readResponse(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Response, error) {
+func readResponse(r io.Reader, names *wire.Names, handle func(llm.Event)) (*llm.Response, error) {
 	data, err := wire.ReadAll(r)
 	if err != nil {
 		return nil, err
@@ -86,7 +86,7 @@ func readResponse(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Res
 
 // An assembler builds a response from the events of one message.
 type assembler struct {
-	names  *nameMap
+	names  *wire.Names
 	handle func(llm.Event)
 
 	started   bool // message_start was seen
@@ -113,7 +113,7 @@ type block struct {
 	stopped   bool
 }
 
-func newAssembler(names *nameMap, handle func(llm.Event)) *assembler {
+func newAssembler(names *wire.Names, handle func(llm.Event)) *assembler {
 	if handle == nil {
 		handle = func(llm.Event) {}
 	}
@@ -296,7 +296,7 @@ func (a *assembler) finish() (*llm.Response, error) {
 			if id == "" {
 				id = "toolu_" + a.id + "_" + strconv.Itoa(len(msg.ToolCalls)+1)
 			}
-			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: id, Name: a.names.original(b.name), Arguments: args})
+			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: id, Name: a.names.Original(b.name), Arguments: args})
 		}
 	}
 	for i := range msg.ToolCalls {

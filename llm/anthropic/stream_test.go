@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/internal/wire"
 )
 
 // sse renders event payloads as the API sends them, each with its event
@@ -91,7 +92,7 @@ func TestReadStream(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var calls []llm.ToolCall
 			var text string
-			resp, err := readStream(strings.NewReader(tt.body), &nameMap{}, func(e llm.Event) {
+			resp, err := readStream(strings.NewReader(tt.body), &wire.Names{}, func(e llm.Event) {
 				text += e.Text
 				if e.ToolCall != nil {
 					calls = append(calls, *e.ToolCall)

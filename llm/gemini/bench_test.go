@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/wieldhq/wield/llm/internal/wire"
 )
 
 // benchStream is a synthetic reply: 100 thought parts, 1,000 text parts,
@@ -44,7 +46,7 @@ func BenchmarkReadStream(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := readStream(bytes.NewReader(body), &nameMap{}, nil); err != nil {
+				if _, err := readStream(bytes.NewReader(body), &wire.Names{}, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/gemini/geminitest"
+	"github.com/wieldhq/wield/llm/internal/wire"
 )
 
 // streamSeeds are bodies that reach the interesting paths of the stream
@@ -75,9 +76,9 @@ func readOutcome(r io.Reader) outcome {
 	br := bufioReader(r)
 	var err error
 	if startsJSON(br) {
-		o.Resp, err = readResponse(br, &nameMap{}, handle)
+		o.Resp, err = readResponse(br, &wire.Names{}, handle)
 	} else {
-		o.Resp, err = readStream(br, &nameMap{}, handle)
+		o.Resp, err = readStream(br, &wire.Names{}, handle)
 	}
 	if err != nil {
 		o.Err = err.Error()

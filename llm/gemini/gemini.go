@@ -24,10 +24,10 @@ const DefaultBaseURL = "https://generativelanguage.googleapis.com"
 
 // The defaults for zero [Config] fields.
 const (
-	DefaultTimeout      = 10 * time.Minute
-	DefaultMaxRetries   = 2
-	DefaultRetryBase    = time.Second
-	DefaultMaxRetryWait = time.Minute
+	DefaultTimeout      = wire.DefaultTimeout
+	DefaultMaxRetries   = wire.DefaultMaxRetries
+	DefaultRetryBase    = wire.DefaultRetryBase
+	DefaultMaxRetryWait = wire.DefaultMaxRetryWait
 )
 
 // The environment variables [New] reads the API key from, in this order.
@@ -154,21 +154,6 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.Vertex == nil && cfg.APIKey == "" {
 		return nil, fmt.Errorf("gemini: %w: set %s (or %s), or the API key in the configuration", ErrNoKey, KeyVar, FallbackKeyVar)
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
-	}
-	switch {
-	case cfg.MaxRetries == 0:
-		cfg.MaxRetries = DefaultMaxRetries
-	case cfg.MaxRetries < 0:
-		cfg.MaxRetries = 0
-	}
-	if cfg.RetryBase <= 0 {
-		cfg.RetryBase = DefaultRetryBase
-	}
-	if cfg.MaxRetryWait <= 0 {
-		cfg.MaxRetryWait = DefaultMaxRetryWait
-	}
 	cfg.Header = cfg.Header.Clone()
 	if cfg.Vertex != nil {
 		v := *cfg.Vertex
@@ -185,9 +170,9 @@ func New(cfg Config) (*Provider, error) {
 		return nil, err
 	}
 	p := &Provider{cfg: cfg, base: base}
-	p.wire = &wire.Client{HTTP: cfg.HTTPClient, Endpoint: base.Redacted(), Key: cfg.APIKey, KeyVar: keyVar,
+	p.wire = wire.New(wire.Client{HTTP: cfg.HTTPClient, Endpoint: base.Redacted(), Key: cfg.APIKey, KeyVar: keyVar,
 		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, RetryBase: cfg.RetryBase, MaxRetryWait: cfg.MaxRetryWait,
-		Log: cfg.Logger}
+		Log: cfg.Logger})
 	p.wire.Inspect = p.inspectError
 	if cfg.Vertex != nil {
 		p.wire.KeyVar = "the Vertex AI credentials"

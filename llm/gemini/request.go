@@ -63,25 +63,10 @@ type functionCall struct {
 // without one; such ids are not sent back to the model.
 const generatedIDPrefix = "gemini_"
 
-// nameMap translates between wield tool names and the names sent to the
-// endpoint, which allows only [A-Za-z0-9_-] and 64 characters here.
-type nameMap struct{ names schema.Names }
-
-func (m *nameMap) wire(name string) (string, error) { return m.names.Add(name) }
-
-// original returns the wield name of a name the model used; made-up names
-// are returned unchanged, so that the runner reports an unknown tool.
-func (m *nameMap) original(wire string) string {
-	if name, ok := m.names.Original(wire); ok {
-		return name
-	}
-	return wire
-}
-
 // A call is one request, ready to send.
 type call struct {
 	body  []byte
-	names *nameMap
+	names *wire.Names
 	model string
 }
 
@@ -97,7 +82,7 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	if strings.ContainsAny(model, "/?#:") {
 		return nil, fmt.Errorf("gemini: model name %q has a character a model name cannot have", model)
 	}
-	names := &nameMap{}
+	names := &wire.Names{}
 	body := request{}
 	var decls []*genai.FunctionDeclaration
 	for i, t := range req.Tools {
@@ -140,8 +125,8 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 
 // declaration converts a tool definition; its schema goes through
 // [schema.Gemini] and must then fit genai.Schema, the API's own form.
-func declaration(t llm.ToolDef, names *nameMap) (*genai.FunctionDeclaration, error) {
-	wireName, err := names.wire(t.Name)
+func declaration(t llm.ToolDef, names *wire.Names) (*genai.FunctionDeclaration, error) {
+	wireName, err := names.Wire(t.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +153,7 @@ func declaration(t llm.ToolDef, names *nameMap) (*genai.FunctionDeclaration, err
 // instruction; user and tool messages user contents, assistant messages
 // model contents. The results of one round go together in one user
 // content, in the order of the calls they answer.
-func contents(msgs []llm.Message, names *nameMap) (*content, []*content, error) {
+func contents(msgs []llm.Message, names *wire.Names) (*content, []*content, error) {
 	var system *content
 	var out []*content
 	var lastCalls []llm.ToolCall // the calls of the latest assistant message
@@ -217,7 +202,7 @@ func textPart(s string) *part { return &part{Text: &s} }
 // text parts; with no text, each goes on an empty text part, the shape the
 // model sent it in), then the function calls with their signatures.
 // Blocks of other providers are dropped.
-func modelContent(m llm.Message, names *nameMap) (*content, error) {
+func modelContent(m llm.Message, names *wire.Names) (*content, error) {
 	c := &content{Role: "model"}
 	var textSigs []string
 	for _, t := range m.Thinking {
@@ -244,7 +229,7 @@ func modelContent(m llm.Message, names *nameMap) (*content, error) {
 		c.Parts = append(c.Parts, p)
 	}
 	for _, tc := range m.ToolCalls {
-		wireName, err := names.wire(tc.Name)
+		wireName, err := names.Wire(tc.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -267,7 +252,7 @@ func modelContent(m llm.Message, names *nameMap) (*content, error) {
 // parts, ordered as the calls they answer and matched to them by id; the
 // name comes from the call. Results of calls the message did not make
 // (a conversation edited by hand) follow under their own names.
-func responseParts(results []llm.Message, calls []llm.ToolCall, names *nameMap) ([]*part, error) {
+func responseParts(results []llm.Message, calls []llm.ToolCall, names *wire.Names) ([]*part, error) {
 	order := make(map[string]int, len(calls))
 	for i, c := range calls {
 		if _, dup := order[c.ID]; !dup {
@@ -288,7 +273,7 @@ func responseParts(results []llm.Message, calls []llm.ToolCall, names *nameMap) 
 		if name == "" {
 			return nil, fmt.Errorf("the result of tool call %q answers no call of the previous message and names no tool", r.ToolCallID)
 		}
-		wireName, err := names.wire(name)
+		wireName, err := names.Wire(name)
 		if err != nil {
 			return nil, err
 		}

@@ -42,7 +42,7 @@ type candidate struct {
 }
 
 // readStream reads a streamed reply (alt=sse) and assembles it.
-func readStream(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Response, error) {
+func readStream(r io.Reader, names *wire.Names, handle func(llm.Event)) (*llm.Response, error) {
 	a := newAssembler(names, handle)
 	sse := wire.NewSSEReader(r)
 	for n := 1; ; n++ {
@@ -70,7 +70,7 @@ func readStream(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Respo
 // readResponse reads a reply that came whole: one GenerateContentResponse,
 // or the JSON array of them that streamGenerateContent sends without
 // alt=sse.
-func readResponse(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Response, error) {
+func readResponse(r io.Reader, names *wire.Names, handle func(llm.Event)) (*llm.Response, error) {
 	data, err := wire.ReadAll(r)
 	if err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func readResponse(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Res
 
 // An assembler builds a response from the chunks of the first candidate.
 type assembler struct {
-	names  *nameMap
+	names  *wire.Names
 	handle func(llm.Event)
 
 	id, model    string
@@ -117,7 +117,7 @@ type callState struct {
 	partial       *argTree        // arguments streamed as partialArgs
 }
 
-func newAssembler(names *nameMap, handle func(llm.Event)) *assembler {
+func newAssembler(names *wire.Names, handle func(llm.Event)) *assembler {
 	if handle == nil {
 		handle = func(llm.Event) {}
 	}
@@ -284,7 +284,7 @@ func (a *assembler) finish() (*llm.Response, error) {
 		default:
 			args = json.RawMessage("{}") // a call without arguments
 		}
-		msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: id, Name: a.names.original(c.name), Arguments: args, Signature: c.sig})
+		msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: id, Name: a.names.Original(c.name), Arguments: args, Signature: c.sig})
 	}
 	if stop == llm.StopEnd && len(msg.ToolCalls) > 0 {
 		stop = llm.StopToolUse

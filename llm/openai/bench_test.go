@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wieldhq/wield/llm/internal/wire"
 )
 
 // benchStream is a synthetic reply: 1,000 text deltas, then a tool call
@@ -43,7 +45,7 @@ func BenchmarkReadStream(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := readStream(bytes.NewReader(body), &nameMap{}, nil); err != nil {
+				if _, err := readStream(bytes.NewReader(body), &wire.Names{}, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -91,7 +93,7 @@ func BenchmarkReadStreamResponses(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := readResponsesStream(bytes.NewReader(body), &nameMap{}, nil); err != nil {
+				if _, err := readResponsesStream(bytes.NewReader(body), &wire.Names{}, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

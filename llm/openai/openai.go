@@ -49,10 +49,10 @@ func (a API) String() string {
 
 // The defaults for zero [Config] fields.
 const (
-	DefaultTimeout      = 10 * time.Minute
-	DefaultMaxRetries   = 2
-	DefaultRetryBase    = time.Second
-	DefaultMaxRetryWait = time.Minute
+	DefaultTimeout      = wire.DefaultTimeout
+	DefaultMaxRetries   = wire.DefaultMaxRetries
+	DefaultRetryBase    = wire.DefaultRetryBase
+	DefaultMaxRetryWait = wire.DefaultMaxRetryWait
 )
 
 // Config configures a [Provider]. Its zero value talks to OpenAI with the key
@@ -154,21 +154,6 @@ func New(cfg Config) (*Provider, error) {
 		cfg.APIKey = os.Getenv("OPENAI_API_KEY")
 	}
 	cfg.APIKey = strings.TrimSpace(cfg.APIKey) // a key read from a file may end in a newline
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
-	}
-	switch {
-	case cfg.MaxRetries == 0:
-		cfg.MaxRetries = DefaultMaxRetries
-	case cfg.MaxRetries < 0:
-		cfg.MaxRetries = 0
-	}
-	if cfg.RetryBase <= 0 {
-		cfg.RetryBase = DefaultRetryBase
-	}
-	if cfg.MaxRetryWait <= 0 {
-		cfg.MaxRetryWait = DefaultMaxRetryWait
-	}
 	cfg.Header = cfg.Header.Clone()
 	base, err := url.Parse(strings.TrimSpace(cfg.BaseURL))
 	if err != nil {
@@ -189,8 +174,8 @@ func New(cfg Config) (*Provider, error) {
 	endpoint.Path = strings.TrimSuffix(endpoint.Path, "/") + path
 	endpoint.RawPath = ""
 	p := &Provider{cfg: cfg, endpoint: &endpoint, openAI: strings.EqualFold(base.Hostname(), "api.openai.com")}
-	p.wire = &wire.Client{HTTP: cfg.HTTPClient, Endpoint: endpoint.Redacted(), Key: cfg.APIKey, KeyVar: "OPENAI_API_KEY",
-		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, RetryBase: cfg.RetryBase, MaxRetryWait: cfg.MaxRetryWait, Log: cfg.Logger}
+	p.wire = wire.New(wire.Client{HTTP: cfg.HTTPClient, Endpoint: endpoint.Redacted(), Key: cfg.APIKey, KeyVar: "OPENAI_API_KEY",
+		Timeout: cfg.Timeout, MaxRetries: cfg.MaxRetries, RetryBase: cfg.RetryBase, MaxRetryWait: cfg.MaxRetryWait, Log: cfg.Logger})
 	return p, nil
 }
 

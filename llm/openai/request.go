@@ -11,30 +11,14 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/internal/wire"
 	"github.com/wieldhq/wield/schema"
 )
 
-// nameMap translates between wield tool names and the names sent to the
-// endpoint, which allows only [A-Za-z0-9_-] and 64 characters.
-type nameMap struct{ names schema.Names }
-
-// wire returns the endpoint's form of name.
-func (m *nameMap) wire(name string) (string, error) { return m.names.Add(name) }
-
-// original returns the wield name of a name the model used. Names the
-// request never sent, which the model made up, are returned unchanged so
-// that the runner reports them as unknown tools.
-func (m *nameMap) original(wire string) string {
-	if name, ok := m.names.Original(wire); ok {
-		return name
-	}
-	return wire
-}
-
 // A call is one request, ready to send.
 type call struct {
-	body  []byte   // the JSON request
-	names *nameMap // the tool names in it
+	body  []byte      // the JSON request
+	names *wire.Names // the tool names in it
 	model string
 }
 
@@ -47,10 +31,10 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	if model == "" {
 		return nil, errors.New("openai: no model named; set the model (for example gpt-4.1-mini, or a local model name for Ollama)")
 	}
-	names := &nameMap{}
+	names := &wire.Names{}
 	params := openaisdk.ChatCompletionNewParams{Model: shared.ChatModel(model)}
 	for i, t := range req.Tools {
-		wire, err := names.wire(t.Name)
+		wire, err := names.Wire(t.Name)
 		if err != nil {
 			return nil, fmt.Errorf("openai: %w", err)
 		}
@@ -107,7 +91,7 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 }
 
 // message converts one wield message.
-func message(m llm.Message, names *nameMap) (openaisdk.ChatCompletionMessageParamUnion, error) {
+func message(m llm.Message, names *wire.Names) (openaisdk.ChatCompletionMessageParamUnion, error) {
 	switch m.Role {
 	case llm.RoleSystem:
 		return openaisdk.SystemMessage(m.Content), nil
@@ -124,7 +108,7 @@ func message(m llm.Message, names *nameMap) (openaisdk.ChatCompletionMessagePara
 			a.Content.OfString = param.NewOpt(m.Content)
 		}
 		for _, c := range m.ToolCalls {
-			wire, err := names.wire(c.Name)
+			wire, err := names.Wire(c.Name)
 			if err != nil {
 				return openaisdk.ChatCompletionMessageParamUnion{}, err
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/internal/wire"
 	"github.com/wieldhq/wield/schema"
 )
 
@@ -32,14 +33,14 @@ func (p *Provider) buildResponsesRequest(req *llm.Request) (*call, error) {
 	if model == "" {
 		return nil, errors.New("openai: no model named; set the model (for example gpt-5-mini)")
 	}
-	names := &nameMap{}
+	names := &wire.Names{}
 	params := responses.ResponseNewParams{
 		Model:   shared.ResponsesModel(model),
 		Store:   param.NewOpt(p.cfg.PreviousResponseID),
 		Include: []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent},
 	}
 	for i, t := range req.Tools {
-		wire, err := names.wire(t.Name)
+		wire, err := names.Wire(t.Name)
 		if err != nil {
 			return nil, fmt.Errorf("openai: %w", err)
 		}
@@ -129,7 +130,7 @@ func storedResponse(msgs []llm.Message) (int, string) {
 }
 
 // inputItems appends the input items for one wield message to items.
-func inputItems(items responses.ResponseInputParam, m llm.Message, names *nameMap) (responses.ResponseInputParam, error) {
+func inputItems(items responses.ResponseInputParam, m llm.Message, names *wire.Names) (responses.ResponseInputParam, error) {
 	switch m.Role {
 	case llm.RoleSystem:
 		return append(items, responses.ResponseInputItemParamOfMessage(m.Content, responses.EasyInputMessageRoleSystem)), nil
@@ -167,7 +168,7 @@ func inputItems(items responses.ResponseInputParam, m llm.Message, names *nameMa
 			if c.ID == "" {
 				return nil, fmt.Errorf("the call to %s has no id", c.Name)
 			}
-			wire, err := names.wire(c.Name)
+			wire, err := names.Wire(c.Name)
 			if err != nil {
 				return nil, err
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/internal/wire"
 )
 
 // readResponsesOutcome reads a Responses API body, streamed or whole.
@@ -27,9 +28,9 @@ func readResponsesOutcome(r io.Reader, whole bool) outcome {
 	}
 	var err error
 	if whole {
-		o.Resp, err = readResponsesWhole(r, &nameMap{}, handle)
+		o.Resp, err = readResponsesWhole(r, &wire.Names{}, handle)
 	} else {
-		o.Resp, err = readResponsesStream(r, &nameMap{}, handle)
+		o.Resp, err = readResponsesStream(r, &wire.Names{}, handle)
 	}
 	if err != nil {
 		o.Err = err.Error()

@@ -18,7 +18,7 @@ import (
 
 // readResponsesStream reads a streamed Responses API reply and assembles
 // it. Reading stops at the event that ends the response.
-func readResponsesStream(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Response, error) {
+func readResponsesStream(r io.Reader, names *wire.Names, handle func(llm.Event)) (*llm.Response, error) {
 	a := newResponsesAssembler(names, handle)
 	sse := wire.NewSSEReader(r)
 	for n := 1; !a.ended; n++ {
@@ -48,7 +48,7 @@ func readResponsesStream(r io.Reader, names *nameMap, handle func(llm.Event)) (*
 
 // readResponsesWhole reads a Responses API reply that came whole
 // (application/json): a response object.
-func readResponsesWhole(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Response, error) {
+func readResponsesWhole(r io.Reader, names *wire.Names, handle func(llm.Event)) (*llm.Response, error) {
 	data, err := wire.ReadAll(r)
 	if err != nil {
 		return nil, err
@@ -95,7 +95,7 @@ func isErrorObject(raw json.RawMessage) bool {
 // A responsesAssembler builds an [llm.Response] from the events of one
 // Responses API reply.
 type responsesAssembler struct {
-	names  *nameMap
+	names  *wire.Names
 	handle func(llm.Event)
 
 	id, model string
@@ -126,7 +126,7 @@ type outputItem struct {
 	summaryIndex int64
 }
 
-func newResponsesAssembler(names *nameMap, handle func(llm.Event)) *responsesAssembler {
+func newResponsesAssembler(names *wire.Names, handle func(llm.Event)) *responsesAssembler {
 	if handle == nil {
 		handle = func(llm.Event) {}
 	}
@@ -461,7 +461,7 @@ func (a *responsesAssembler) finish() (*llm.Response, error) {
 					id = "call_" + a.id + "_" + strconv.Itoa(len(msg.ToolCalls)+1)
 				}
 			}
-			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: id, Name: a.names.original(o.name), Arguments: json.RawMessage(args)})
+			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: id, Name: a.names.Original(o.name), Arguments: json.RawMessage(args)})
 		}
 	}
 	finish, stop := "completed", llm.StopEnd

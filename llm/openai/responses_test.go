@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/internal/wire"
 )
 
 // responsesExpectation is one entry of testdata/responses/expected.json.
@@ -498,7 +499,7 @@ func TestResponsesStreams(t *testing.T) {
 }
 
 func TestResponsesUsage(t *testing.T) {
-	resp, err := readResponsesStream(strings.NewReader(rsse(rCreated, rCompleted)), &nameMap{}, nil)
+	resp, err := readResponsesStream(strings.NewReader(rsse(rCreated, rCompleted)), &wire.Names{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 var errNoEvents = fmt.Errorf("%w: the reply has no stream events", llm.ErrProtocol)
 
 // readStream reads a streamed reply and assembles it.
-func readStream(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Response, error) {
+func readStream(r io.Reader, names *wire.Names, handle func(llm.Event)) (*llm.Response, error) {
 	a := newAssembler(names, handle)
 	sse := wire.NewSSEReader(r)
 	for n := 1; ; n++ {
@@ -57,7 +57,7 @@ func readStream(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Respo
 }
 
 // readResponse reads a reply that came whole (application/json).
-func readResponse(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Response, error) {
+func readResponse(r io.Reader, names *wire.Names, handle func(llm.Event)) (*llm.Response, error) {
 	data, err := wire.ReadAll(r)
 	if err != nil {
 		return nil, err
@@ -75,7 +75,7 @@ func readResponse(r io.Reader, names *nameMap, handle func(llm.Event)) (*llm.Res
 
 // An assembler builds a response from chunks of the first choice.
 type assembler struct {
-	names  *nameMap
+	names  *wire.Names
 	handle func(llm.Event)
 
 	id, model string
@@ -95,7 +95,7 @@ type callState struct {
 	args     strings.Builder
 }
 
-func newAssembler(names *nameMap, handle func(llm.Event)) *assembler {
+func newAssembler(names *wire.Names, handle func(llm.Event)) *assembler {
 	if handle == nil {
 		handle = func(llm.Event) {}
 	}
@@ -287,7 +287,7 @@ func (a *assembler) finish() (*llm.Response, error) {
 			}
 		}
 		args := callArguments(c.args.String())
-		msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: id, Name: a.names.original(c.name), Arguments: json.RawMessage(args)})
+		msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: id, Name: a.names.Original(c.name), Arguments: json.RawMessage(args)})
 	}
 	switch finishKind(a.finishRaw) {
 	case finishError:

@@ -27,6 +27,37 @@ import (
 	"github.com/wieldhq/wield/llm"
 )
 
+// The defaults every provider documents for its zero Config fields.
+const (
+	DefaultTimeout      = 10 * time.Minute
+	DefaultMaxRetries   = 2
+	DefaultRetryBase    = time.Second
+	DefaultMaxRetryWait = time.Minute
+)
+
+// New returns c with its zero settings given the defaults: Timeout,
+// RetryBase and MaxRetryWait when not positive, MaxRetries when zero (a
+// negative MaxRetries means none), so that a provider passes its Config's
+// fields as they are.
+func New(c Client) *Client {
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	switch {
+	case c.MaxRetries == 0:
+		c.MaxRetries = DefaultMaxRetries
+	case c.MaxRetries < 0:
+		c.MaxRetries = 0
+	}
+	if c.RetryBase <= 0 {
+		c.RetryBase = DefaultRetryBase
+	}
+	if c.MaxRetryWait <= 0 {
+		c.MaxRetryWait = DefaultMaxRetryWait
+	}
+	return &c
+}
+
 // MaxErrorBody bounds how much of an error response is read.
 const MaxErrorBody = 64 << 10
 
@@ -34,7 +65,8 @@ const MaxErrorBody = 64 << 10
 const MaxResponseBody = 64 << 20
 
 // A Client sends a provider's requests. Its fields are set by the provider's
-// constructor from the provider's own config, defaults applied.
+// constructor from the provider's own config, through [New], which applies
+// the defaults.
 type Client struct {
 	// HTTP sends the requests; nil means a client on
 	// [http.DefaultTransport].
