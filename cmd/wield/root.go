@@ -151,6 +151,7 @@ func (g *globals) builtinTools(deps toolDeps) ([]*tool.Tool, error) {
 	ts = append(ts, shell.Tools(shell.Config{Jobs: g.jobs, Supervisor: shellSupervisor()})...)
 	ts = append(ts, askuser.New(deps.asker))
 	ts = append(ts, webTools(os.Getenv, g.logger())...)
+	ts = append(ts, gitTools(os.Getenv, g.logger())...)
 	ts = append(ts, planTools(deps)...)
 	return append(ts, sessiontool.Tools(deps.store)...), nil
 }
