@@ -61,7 +61,7 @@ func (h *Hooks) add(event string, m HookMatcher) error {
 		// "|" list that is an alias names wield's tool.
 		alts := strings.Split(m.Matcher, "|")
 		for i, a := range alts {
-			if w, ok := claudeAliases[strings.TrimSpace(a)]; ok {
+			if w, ok := tool.FromClaudeCode(strings.TrimSpace(a)); ok {
 				alts[i] = w
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/wieldhq/wield/tool"
 	"golang.org/x/net/idna"
 )
 
@@ -38,21 +39,6 @@ type Rule struct {
 	Specifier string `json:"specifier,omitempty"`
 }
 
-// claudeAliases maps Claude Code's tool names to wield's.
-var claudeAliases = map[string]string{
-	"Bash":      "run_shell_command",
-	"Read":      "read_file",
-	"Write":     "write_file",
-	"Edit":      "replace",
-	"MultiEdit": "replace",
-	"Glob":      "glob",
-	"Grep":      "search_file_content",
-	"LS":        "list_directory",
-	"WebFetch":  "web_fetch",
-	"Agent":     agentTool,
-	"Task":      agentTool,
-}
-
 // agentTool is the name of the tool that starts subagents (package
 // agent/subagent); a rule's specifier names agent types for it.
 const agentTool = "agent"
@@ -75,7 +61,7 @@ func ParseRule(s string) (Rule, error) {
 	if !toolPattern.MatchString(name) {
 		return Rule{}, fmt.Errorf("rule %q: %q is not a tool name (letters, digits, '_', '.', '-', optionally ending in *)", s, name)
 	}
-	if a, ok := claudeAliases[name]; ok {
+	if a, ok := tool.FromClaudeCode(name); ok {
 		name = a
 	}
 	return Rule{Tool: name, Specifier: spec}, nil

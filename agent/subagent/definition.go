@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/wieldhq/wield/schema"
+	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/workspace"
 	"go.yaml.in/yaml/v3"
 )
@@ -1021,25 +1022,6 @@ func jsonNode(dec *json.Decoder) (*yaml.Node, error) {
 	}
 }
 
-// claudeTools maps Claude Code's tool names to wield's, so that a
-// definition written for Claude Code ("tools: Read, Grep") names the same
-// tools here.
-var claudeTools = map[string]string{
-	"Agent":     "agent",
-	"Task":      "agent",
-	"Bash":      "run_shell_command",
-	"Read":      "read_file",
-	"Write":     "write_file",
-	"Edit":      "replace",
-	"MultiEdit": "replace",
-	"Glob":      "glob",
-	"Grep":      "search_file_content",
-	"LS":        "list_directory",
-	"WebFetch":  "web_fetch",
-	"WebSearch": "web_search",
-	"TodoWrite": "todo",
-}
-
 // ToolsFrom returns the tools a child of this definition gets, given the names
 // of its parent's tools: those of parent that an entry of d.Tools allows
 // (every one when d.Tools is nil) and no entry of d.DisallowedTools
@@ -1069,7 +1051,7 @@ func matchAny(entries []string, name string, allow bool) bool {
 		if hasSpec && allow {
 			continue
 		}
-		if a, ok := claudeTools[pattern]; ok {
+		if a, ok := tool.FromClaudeCode(pattern); ok {
 			pattern = a
 		}
 		if ok, _ := path.Match(pattern, name); ok {
