@@ -54,6 +54,10 @@ var confined = map[string][]string{
 	"go.temporal.io/":                     {"durable/temporal"},
 	"go.opentelemetry.io/otel/exporters":  {"observe", "cmd/wield"},
 	"github.com/chromedp/":                {"tools/web", "tools/desktop"},
+	"github.com/google/go-github/":        {"tools/github"},
+	"github.com/landlock-lsm/":            {"sandbox"},
+	"codeberg.org/readeck/go-readability": {"tools/web"},
+	"github.com/JohannesKaufmann/":        {"tools/web"},
 }
 
 // goList returns each package of the module (relative path) with its
