@@ -215,6 +215,30 @@ export const validArgs = {
   // The web asks by default; nobody can approve over MCP.
   web_fetch: { args: { url: 'https://example.com/' }, error: /denied: needs approval/ },
   web_search: { args: { query: 'interop' }, error: /denied: needs approval/ },
+  // The test's workspace is no git repository: the read-only git tools say
+  // so; the ones that change things need approval first.
+  git_status: { args: {}, error: /not a git repository/i },
+  git_diff: { args: {}, error: /not a git repository/i },
+  git_log: { args: {}, error: /not a git repository/i },
+  git_show: { args: {}, error: /not a git repository/i },
+  git_blame: { args: { path: 'hello.txt' }, error: /not a git repository/i },
+  git_branch: { args: {}, error: /not a git repository/i },
+  git_add: { args: { paths: ['hello.txt'] }, error: /denied: needs approval/ },
+  git_commit: { args: { message: 'interop' }, error: /denied: needs approval/ },
+  git_checkout: { args: { branch: 'interop' }, error: /denied: needs approval/ },
+  // GitHub: the reads need a repository (none here: no remote); the writes
+  // need approval.
+  github_get_repository: { args: {}, error: /no repository: give repo as owner\/name/ },
+  github_get_issue: { args: { number: 1 }, error: /no repository/ },
+  github_get_pull_request_checks: { args: { number: 1 }, error: /no repository/ },
+  github_get_pull_request_diff: { args: { number: 1 }, error: /no repository/ },
+  github_list_pull_requests: { args: {}, error: /no repository/ },
+  github_search_issues: { args: { query: 'interop' }, error: /no repository/ },
+  github_get_workflow_run: { args: {}, error: /give run_id .* or workflow/ },
+  github_add_comment: { args: { number: 1, body: 'interop' }, error: /denied: needs approval/ },
+  github_create_issue: { args: { title: 'interop' }, error: /denied: needs approval/ },
+  github_create_pull_request: { args: { title: 'interop' }, error: /denied: needs approval/ },
+  github_run_workflow: { args: { workflow: 'ci.yml' }, error: /denied: needs approval/ },
 };
 
 function typesOf(schema) {
