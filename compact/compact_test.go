@@ -448,11 +448,11 @@ func BenchmarkProjection(b *testing.B) {
 		records += 6
 	}
 	n := len(s.State().Turns)
-	if err := s.Compact(session.Compaction{Kind: session.CompactionMask, Range: [2]int{1, n / 2}}); err != nil {
+	if err := s.Compact(session.Compaction{Kind: session.CompactionMask, Range: [2]int{1, n / 8 * 4}}); err != nil {
 		b.Fatal(err)
 	}
-	if err := s.Compact(session.Compaction{Kind: session.CompactionSummary, Range: [2]int{1, n / 4}, Summary: "the first quarter",
-		Ledger: BuildLedger(s.State(), 1, n/4, 80_000)}); err != nil {
+	if err := s.Compact(session.Compaction{Kind: session.CompactionSummary, Range: [2]int{1, n / 16 * 4}, Summary: "the first quarter",
+		Ledger: BuildLedger(s.State(), 1, n/16*4, 80_000)}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

@@ -322,6 +322,21 @@ func (s *State) Project() (history, pool []llm.Message) {
 	return history, pool
 }
 
+// ProjectRange returns the prompt view of timeline turns first..last
+// (1-based, inclusive), as [State.Project] shows them. A range that cuts
+// through an active summary shows the summary if it starts inside.
+func (s *State) ProjectRange(first, last int) []llm.Message {
+	first, last = max(first, 1), min(last, s.Timeline())
+	if first > last {
+		return nil
+	}
+	return newProjector(s).messages(first-1, last)
+}
+
+// CheckCompaction reports why c could not be recorded in s, as
+// [Session.Compact] would; nil means it could.
+func (s *State) CheckCompaction(c Compaction) error { return checkCompaction(s, &c) }
+
 // MaskMinBytes is the size under which a masked tool output is kept: a
 // stub would not be shorter.
 const MaskMinBytes = 200

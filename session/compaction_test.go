@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -189,24 +188,4 @@ func TestOldCompressJournalsLoad(t *testing.T) {
 	if h := s.History(); len(h) != 5 {
 		t.Errorf("after a new round: %d messages, want 5", len(h))
 	}
-}
-
-// BenchmarkProject measures building the prompt view of a session of 10k
-// journal records with a mask and a summary: what every round pays.
-func BenchmarkProject(b *testing.B) {
-	st := newStore(b)
-	s, err := st.Create(Header{ID: "bench"})
-	must(b, err)
-	defer s.Close()
-	for i := range 1667 { // a round is 6 records: begin, 4 turns, commit
-		bigRound(b, s, "task", "r"+strconv.Itoa(i))
-	}
-	n := s.State().Timeline()
-	must(b, s.Compact(Compaction{Kind: CompactionMask, Range: [2]int{1, n / 2}}))
-	must(b, s.Compact(Compaction{Kind: CompactionSummary, Range: [2]int{1, n / 4}, Summary: "the first quarter"}))
-	b.ReportAllocs()
-	for b.Loop() {
-		_ = s.History()
-	}
-	b.ReportMetric(float64(n), "turns")
 }

@@ -38,6 +38,7 @@ type runFlags struct {
 	mode      string
 	context   string
 	plan      bool // wield run --plan: see plan.go
+	window    int  // --context-window: see compact.go
 	agents    agentFlags
 }
 
@@ -55,6 +56,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.json, "json", false, "print the run's events as JSON lines on stdout")
 	fl.StringVar(&f.context, "context", "", "for a new session, how file tools share content: `inline` (in results, the default) or references (re-read fresh at every prompt)")
 	fl.StringVar(&f.mode, "mode", "", "permission `mode`: default (read-only tools run, others ask), auto-edit, plan or yolo")
+	fl.IntVar(&f.window, "context-window", 0, "compact the session automatically near this many `tokens` (default: the model's window from the catalogue; none with --replay)")
 	f.agents.register(fl)
 }
 
@@ -81,6 +83,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	var provider llm.Provider
 	var modelFor func(string) (llm.Provider, string, error) // a subagent's own model
 	modelName, priced := "replay", false
+	var chosen *modelChoice // the catalogue's model, for its window
 	if f.replay != "" {
 		if provider, err = replay.Load(f.replay); err != nil {
 			return nil, &exitError{exitUsage, err}
@@ -103,6 +106,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 			return nil, &exitError{exitUsage, err}
 		}
 		provider, cfg.Model, modelName, priced = metered, mc.Model, mc.String(), metered.Known()
+		chosen = &mc
 		modelFor = g.modelResolver(cfg, f.cfg.BaseURL, cat)
 	}
 	closeRecord := func() error { return nil }
@@ -181,7 +185,16 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 			return nil, err
 		}
 	}
+	var compactor agent.Compactor // see compact.go
+	if c, err := compactorFor(store, provider, cfg.Model, chosen, f.window, g); err != nil {
+		sess.Close()
+		root.Close()
+		return nil, &exitError{exitUsage, err}
+	} else if c != nil {
+		compactor = c
+	}
 	a, err := agent.New(agent.Config{
+		Compactor:         compactor,
 		Provider:          provider,
 		Model:             cfg.Model,
 		Tools:             reg,

@@ -180,7 +180,7 @@ each. Continue one with wield run --session ID.`,
 		},
 	}
 	fork.Flags().IntVar(&at, "at", 0, "keep turns 1..`N` (default: all committed turns)")
-	cmd.AddCommand(ls, show, export, rm, fork)
+	cmd.AddCommand(ls, show, export, rm, fork, newSessionCompactCommand(g))
 	return cmd
 }
 
