@@ -30,22 +30,25 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	var hits []Hit
 	if len(qterms) == 0 {
+		var all []scored
 		for i := range s.ix.docs {
 			if d := &s.ix.docs[i]; f.keep(d) {
-				hits = append(hits, Hit{Note: d.note})
+				all = append(all, scored{doc: int32(i)})
 			}
 		}
+		hits = s.ix.hits(s.ix.top(all, limit))
 		s.mu.Unlock()
-		return rank(hits, limit), nil
+		return hits, nil
 	}
-	scores := s.ix.bm25(qterms, &f)
+	found := s.ix.bm25(qterms, &f)
 	if s.cfg.Embedder == nil {
-		hits = make([]Hit, 0, len(scores))
-		for i, sc := range scores {
-			hits = append(hits, Hit{Note: s.ix.docs[i].note, Score: sc, BM25: sc})
-		}
+		hits = s.ix.hits(s.ix.top(found, limit))
 		s.mu.Unlock()
-		return rank(hits, limit), nil
+		return hits, nil
+	}
+	scores := make(map[int32]float64, len(found))
+	for _, c := range found {
+		scores[c.doc] = c.score
 	}
 	// The semantic half: every note the filters keep is a candidate.
 	type cand struct {

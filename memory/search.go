@@ -89,6 +89,10 @@ type invIndex struct {
 	postings map[string][]posting
 	total    [numFields]int // field lengths summed over live docs
 	live     int
+	// acc and touched are a search's scratch space.
+	acc     []float64
+	touched []int32
+	found   []scored
 }
 
 func (ix *invIndex) get(scope Scope, id string) (*doc, bool) {
@@ -212,9 +216,16 @@ func idf(N, n int) float64 {
 	return math.Log(1 + (float64(N)-float64(n)+0.5)/(float64(n)+0.5))
 }
 
-// bm25 scores the docs the filter keeps against the query terms; the
-// result maps doc to score, for docs scoring above zero.
-func (ix *invIndex) bm25(qterms []string, f *filter) map[int32]float64 {
+// A scored is a doc with its score.
+type scored struct {
+	doc   int32
+	score float64
+}
+
+// bm25 scores the docs the filter keeps against the query terms and
+// returns those scoring above zero, in no order. The result is the
+// index's scratch space, valid until the next call.
+func (ix *invIndex) bm25(qterms []string, f *filter) []scored {
 	var avg [numFields]float64
 	for i := range numFields {
 		avg[i] = 1
@@ -222,8 +233,14 @@ func (ix *invIndex) bm25(qterms []string, f *filter) map[int32]float64 {
 			avg[i] = float64(ix.total[i]) / float64(ix.live)
 		}
 	}
-	scores := map[int32]float64{}
-	seen := map[string]bool{}
+	// acc is the index's scratch, zero between searches (the Store's
+	// lock keeps searches apart).
+	if len(ix.acc) < len(ix.docs) {
+		ix.acc = make([]float64, len(ix.docs))
+	}
+	acc := ix.acc
+	touched := ix.touched[:0]
+	seen := make(map[string]bool, len(qterms))
 	for _, t := range qterms {
 		if seen[t] {
 			continue
@@ -245,10 +262,64 @@ func (ix *invIndex) bm25(qterms []string, f *filter) map[int32]float64 {
 					tf += fieldWeight[i] * float64(p.tf[i]) / (1 - bm25B + bm25B*float64(d.length[i])/avg[i])
 				}
 			}
-			scores[p.doc] += w * tf / (bm25K1 + tf)
+			if acc[p.doc] == 0 {
+				touched = append(touched, p.doc)
+			}
+			acc[p.doc] += w * tf / (bm25K1 + tf)
 		}
 	}
-	return scores
+	out := ix.found[:0]
+	for _, d := range touched {
+		out = append(out, scored{d, acc[d]})
+		acc[d] = 0
+	}
+	ix.touched, ix.found = touched, out
+	return out
+}
+
+// better reports whether a ranks before b: a higher score, then newer,
+// then by scope and id.
+func (ix *invIndex) better(a, b scored) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	na, nb := &ix.docs[a.doc].note, &ix.docs[b.doc].note
+	if c := na.Modified.Compare(nb.Modified); c != 0 {
+		return c > 0
+	}
+	if na.Scope != nb.Scope {
+		return na.Scope < nb.Scope
+	}
+	return na.ID < nb.ID
+}
+
+// top returns the best limit of cands, best first: an insertion into a
+// short sorted list, as limit is small and cands may be every note.
+func (ix *invIndex) top(cands []scored, limit int) []scored {
+	best := make([]scored, 0, min(limit, len(cands))+1)
+	for _, c := range cands {
+		if len(best) == limit && !ix.better(c, best[len(best)-1]) {
+			continue
+		}
+		i := len(best)
+		for i > 0 && ix.better(c, best[i-1]) {
+			i--
+		}
+		best = slices.Insert(best, i, c)
+		if len(best) > limit {
+			best = best[:limit]
+		}
+	}
+	return best
+}
+
+// hits returns the notes of cands as hits.
+func (ix *invIndex) hits(cands []scored) []Hit {
+	out := make([]Hit, len(cands))
+	for i, c := range cands {
+		out[i] = Hit{Note: ix.docs[c.doc].note, Score: c.score, BM25: c.score}
+	}
+	return out
 }
 
 // rank sorts hits by score, then newest first, then by scope and id, and

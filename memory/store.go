@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"math/rand/v2"
@@ -247,7 +248,7 @@ func (s *Store) load(scope Scope) error {
 			s.log.Warn("memory: note skipped", "scope", scope, "path", p, "err", err)
 			return nil
 		}
-		n, err := readNote(fsys, scope, id)
+		n, err := readNote(root, scope, id)
 		if err != nil {
 			s.log.Warn("memory: note skipped", "scope", scope, "path", p, "err", err)
 			return nil
@@ -257,10 +258,15 @@ func (s *Store) load(scope Scope) error {
 	})
 }
 
-// readNote reads the note id of scope from fsys, a scope's directory.
-func readNote(fsys fs.FS, scope Scope, id string) (*Note, error) {
+// readNote reads the note id of scope from root, a scope's directory.
+func readNote(root *os.Root, scope Scope, id string) (*Note, error) {
 	name := id + ".md"
-	fi, err := fs.Stat(fsys, name)
+	f, err := root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
@@ -270,7 +276,7 @@ func readNote(fsys fs.FS, scope Scope, id string) (*Note, error) {
 	if fi.Size() > maxReadBytes {
 		return nil, fmt.Errorf("%s is larger than %d bytes", name, maxReadBytes)
 	}
-	data, err := fs.ReadFile(fsys, name)
+	data, err := io.ReadAll(io.LimitReader(f, maxReadBytes))
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +313,7 @@ func (s *Store) Get(scope Scope, id string) (*Note, error) {
 		if root == nil {
 			continue
 		}
-		n, err := readNote(root.FS(), sc, id)
+		n, err := readNote(root, sc, id)
 		root.Close()
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
