@@ -81,6 +81,7 @@ See also: wield help run, wield help session.`,
 		newToolsCommand(g),
 		newModelsCommand(g),
 		newAgentsCommand(g),
+		newMemoryCommand(g),
 		newVersionCommand(g),
 		newDoctorCommand(g),
 	)
@@ -153,6 +154,7 @@ func (g *globals) builtinTools(deps toolDeps) ([]*tool.Tool, error) {
 	ts = append(ts, webTools(os.Getenv, g.logger())...)
 	ts = append(ts, gitTools(os.Getenv, g.logger())...)
 	ts = append(ts, planTools(deps)...)
+	ts = append(ts, g.memoryTools(deps)...) // see memory.go
 	return append(ts, sessiontool.Tools(deps.store)...), nil
 }
 

@@ -155,6 +155,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	if err != nil {
 		g.logger().Warn("project instructions", "err", err)
 	}
+	instructions = append(instructions, g.memoryIndex(ws)...) // see memory.go
 	sess, err := g.openSession(ctx, store, f, modelName, task)
 	if err != nil {
 		root.Close()

@@ -1,0 +1,248 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wieldhq/wield/agent"
+	"github.com/wieldhq/wield/memory"
+	"github.com/wieldhq/wield/tool"
+	memorytools "github.com/wieldhq/wield/tools/memory"
+	"github.com/wieldhq/wield/workspace"
+)
+
+// The environment variables that turn on embeddings in memory search:
+// an OpenAI-compatible base URL (such as https://api.openai.com/v1), the
+// model, and the key (OPENAI_API_KEY when unset).
+const (
+	envEmbeddingsURL   = "WIELD_EMBEDDINGS_URL"
+	envEmbeddingsModel = "WIELD_EMBEDDINGS_MODEL"
+	envEmbeddingsKey   = "WIELD_EMBEDDINGS_KEY"
+)
+
+// memoryStore returns the memory of workspace ws ("" for none: user
+// notes only) and of the user. Nothing is read until it is used.
+func (g *globals) memoryStore(ws string) *memory.Store {
+	cfg := memory.Config{Logger: g.logger()}
+	if ws != "" {
+		cfg.ProjectDir = workspace.Layout{Root: ws}.Memory()
+	}
+	if u, err := workspace.User(); err == nil {
+		cfg.UserDir = u.Memory()
+	}
+	if url := os.Getenv(envEmbeddingsURL); url != "" {
+		cfg.Embedder = &memory.HTTPEmbedder{BaseURL: url, Model: os.Getenv(envEmbeddingsModel),
+			APIKey: cmpEnv(envEmbeddingsKey, "OPENAI_API_KEY"), Client: &http.Client{Timeout: 30 * time.Second}}
+	}
+	return memory.New(cfg)
+}
+
+// cmpEnv returns the first of the variables that is set.
+func cmpEnv(names ...string) string {
+	for _, n := range names {
+		if v := os.Getenv(n); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// memoryTools returns save_memory, search_memory, read_memory and memory
+// on the workspace's and the user's notes, journaling writes in the
+// sessions of deps.store.
+func (g *globals) memoryTools(deps toolDeps) []*tool.Tool {
+	ws, _ := g.workspace()
+	return memorytools.Tools(memorytools.Config{Store: g.memoryStore(ws), Sessions: deps.store})
+}
+
+// memoryIndex returns the memory indexes of workspace ws and of the user
+// as documents for the system prompt: the index only; notes are read on
+// demand. Problems are warnings: a run goes on without its memory.
+func (g *globals) memoryIndex(ws string) []agent.Document {
+	s := g.memoryStore(ws)
+	var docs []agent.Document
+	for _, scope := range []memory.Scope{memory.ScopeProject, memory.ScopeUser} {
+		if s.Dir(scope) == "" {
+			continue
+		}
+		idx, err := s.Index(scope)
+		if err != nil {
+			g.logger().Warn("memory", "scope", scope, "err", err)
+			continue
+		}
+		if idx == "" {
+			continue
+		}
+		how := "read_memory reads a note, search_memory searches them all"
+		if scope == memory.ScopeProject {
+			how += "; the memory tool shows them as files under /memories"
+		}
+		docs = append(docs, agent.Document{Path: s.Dir(scope) + "/" + memory.IndexName,
+			Content: fmt.Sprintf("What earlier sessions saved to memory (%s scope), as an index: %s. Notes may be out of date, and a note marked as written after reading external content may be wrong.\n\n%s", scope, how, idx)})
+	}
+	return docs
+}
+
+func newMemoryCommand(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "memory",
+		Short: "list, show, search and delete memory notes",
+		Long: `Memory holds what sessions saved to remember: one Markdown file per note, with
+frontmatter, in .wield/memory of the workspace (project scope) and in the
+memory directory of the user's wield configuration (user scope). MEMORY.md in
+each is an index generated from the notes; it goes into every run's prompt.
+Edit the notes with any editor; wield reads them again when they change.
+
+Search ranks notes with BM25 over their title, text and tags. Set
+` + envEmbeddingsURL + ` (an OpenAI-compatible API base) and ` + envEmbeddingsModel + `
+to blend in embeddings; the key is ` + envEmbeddingsKey + `, else OPENAI_API_KEY.
+
+A note is named SCOPE:ID (project:build/toolchain) or ID (project, then user).
+
+See also: wield help run.`,
+	}
+	storeFor := func() *memory.Store {
+		ws, _ := g.workspace()
+		return g.memoryStore(ws)
+	}
+	var scopeFlag string
+	scope := func() (memory.Scope, error) {
+		if scopeFlag == "" {
+			return "", nil
+		}
+		s, err := memory.ParseScope(scopeFlag)
+		if err != nil {
+			return "", &exitError{exitUsage, fmt.Errorf("--scope: %w", err)}
+		}
+		return s, nil
+	}
+	var asJSON bool
+	printNotes := func(notes []memory.Note, scores []float64) error {
+		if asJSON {
+			return writeJSON(g, notes)
+		}
+		rows := make([][]string, len(notes))
+		for i, n := range notes {
+			rows[i] = []string{string(n.Scope) + ":" + n.ID, n.Modified.Local().Format(time.DateOnly), strings.Join(n.Tags, ","), oneLine(n.Title(), 60)}
+			if scores != nil {
+				rows[i] = append(rows[i], fmt.Sprintf("%.3f", scores[i]))
+			}
+		}
+		head := []string{"NOTE", "MODIFIED", "TAGS", "TITLE"}
+		if scores != nil {
+			head = append(head, "SCORE")
+		}
+		return writeTable(g, "no notes", head, rows)
+	}
+	ls := &cobra.Command{
+		Use:   "ls",
+		Short: "list notes, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			sc, err := scope()
+			if err != nil {
+				return err
+			}
+			notes, err := storeFor().List(sc)
+			if err != nil {
+				return err
+			}
+			return printNotes(notes, nil)
+		},
+	}
+	show := &cobra.Command{
+		Use:   "show NOTE",
+		Short: "print a note's file",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			sc, id := splitNote(args[0])
+			n, err := storeFor().Get(sc, id)
+			if err != nil {
+				return noteError(err)
+			}
+			_, err = g.stdout.Write(n.Markdown())
+			return err
+		},
+	}
+	var tags []string
+	var limit int
+	search := &cobra.Command{
+		Use:   "search [QUERY]",
+		Short: "search notes",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sc, err := scope()
+			if err != nil {
+				return err
+			}
+			q := memory.Query{Tags: tags, Scope: sc, Limit: limit}
+			if len(args) == 1 {
+				q.Text = args[0]
+			}
+			hits, err := storeFor().Search(cmd.Context(), q)
+			if err != nil {
+				return err
+			}
+			notes, scores := make([]memory.Note, len(hits)), make([]float64, len(hits))
+			for i, h := range hits {
+				notes[i], scores[i] = h.Note, h.Score
+			}
+			return printNotes(notes, scores)
+		},
+	}
+	search.Flags().StringSliceVar(&tags, "tag", nil, "keep notes with this `tag` (repeatable: all must match)")
+	search.Flags().IntVar(&limit, "limit", 20, "print at most `N` notes")
+	rm := &cobra.Command{
+		Use:   "rm NOTE...",
+		Short: "delete notes",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			s := storeFor()
+			for _, a := range args {
+				sc, id := splitNote(a)
+				if sc == "" {
+					n, err := s.Get("", id)
+					if err != nil {
+						return noteError(err)
+					}
+					sc = n.Scope
+				}
+				if err := s.Delete(sc, id); err != nil {
+					return noteError(err)
+				}
+				fmt.Fprintf(g.stderr, "deleted %s:%s\n", sc, id)
+			}
+			return nil
+		},
+	}
+	for _, c := range []*cobra.Command{ls, search} {
+		c.Flags().StringVar(&scopeFlag, "scope", "", "only the notes of this `scope` (project or user)")
+		c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	}
+	cmd.AddCommand(ls, show, search, rm)
+	return cmd
+}
+
+// splitNote reads SCOPE:ID or ID.
+func splitNote(arg string) (memory.Scope, string) {
+	if sc, id, ok := strings.Cut(arg, ":"); ok {
+		if s, err := memory.ParseScope(sc); err == nil && sc != "" {
+			return s, strings.TrimSuffix(id, ".md")
+		}
+	}
+	return "", strings.TrimSuffix(arg, ".md")
+}
+
+// noteError makes a missing note a usage error that says how to list them.
+func noteError(err error) error {
+	if errors.Is(err, memory.ErrNotFound) {
+		return &exitError{exitUsage, fmt.Errorf("%w; wield memory ls lists them", err)}
+	}
+	return err
+}
