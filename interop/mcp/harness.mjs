@@ -239,6 +239,11 @@ export const validArgs = {
   github_create_issue: { args: { title: 'interop' }, error: /denied: needs approval/ },
   github_create_pull_request: { args: { title: 'interop' }, error: /denied: needs approval/ },
   github_run_workflow: { args: { workflow: 'ci.yml' }, error: /denied: needs approval/ },
+  // Memory: reading needs nothing; writing (and the memory tool) asks.
+  search_memory: { args: { query: 'zzinteropzz' }, succeeds: true, text: 'No notes match' },
+  read_memory: { args: { id: 'no-such-note' }, error: /memory note not found/ },
+  save_memory: { args: { fact: 'interop', scope: 'project' }, error: /denied: needs approval/ },
+  memory: { args: { command: 'view', path: '/memories' }, error: /denied: needs approval/ },
 };
 
 function typesOf(schema) {
