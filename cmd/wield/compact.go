@@ -187,3 +187,40 @@ func printCompaction(g *globals, id string, x *session.Compaction) {
 	}
 	fmt.Fprintf(g.stdout, "\nundo with: wield session compact --undo %s\n", id)
 }
+
+// compactCommand reports whether a chat line is /compact, and its focus.
+func compactCommand(line string) (focus string, ok bool) {
+	rest, ok := strings.CutPrefix(line, "/compact")
+	if !ok || rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+		return "", false
+	}
+	return strings.TrimSpace(rest), true
+}
+
+// chatCompact runs /compact in wield chat. Asked on a terminal, the answer
+// is the next line of the chat's input, read through sc; headless, the
+// compaction is recorded after its checks.
+func (g *globals) chatCompact(ctx context.Context, env *runEnv, focus string, sc *bufio.Scanner, ask bool) {
+	cfg := env.compact
+	if ask {
+		cfg.Confirm = func(_ context.Context, id string, x *session.Compaction) (bool, error) {
+			printCompaction(g, id, x)
+			fmt.Fprint(g.stderr, "Record this compaction? The turns stay in the session either way. [y/N] ")
+			if !sc.Scan() {
+				return false, sc.Err()
+			}
+			a := strings.ToLower(strings.TrimSpace(sc.Text()))
+			return a == "y" || a == "yes", nil
+		}
+	}
+	c, err := compact.New(cfg)
+	if err == nil {
+		var x *session.Compaction
+		if x, err = c.Compact(ctx, env.session.ID(), compact.Request{Trigger: session.TriggerManual, Focus: focus}); err == nil {
+			fmt.Fprintf(g.stderr, "wield: compacted turns %d-%d (about %d → %d tokens); wield session compact --undo %s takes it back\n",
+				x.Range[0], x.Range[1], x.TokensBefore, x.TokensAfter, env.session.ID())
+			return
+		}
+	}
+	fmt.Fprintf(g.stderr, "wield: /compact: %v\n", err)
+}

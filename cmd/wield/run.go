@@ -19,6 +19,7 @@ import (
 
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/agent/subagent"
+	"github.com/wieldhq/wield/compact"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/replay"
 	"github.com/wieldhq/wield/session"
@@ -68,7 +69,10 @@ type runEnv struct {
 	// catalogue knows its prices.
 	model  string
 	priced bool
-	close  func() error
+	// compact is how /compact in chat compacts the session: the run's
+	// model, store and window, without a gate (chat adds its own).
+	compact compact.Config
+	close   func() error
 }
 
 func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEvent func(agent.Event)) (*runEnv, error) {
@@ -215,7 +219,11 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		root.Close()
 		return nil, err
 	}
-	return &runEnv{agent: a, session: sess, model: modelName, priced: priced, close: func() error {
+	cc := compact.Config{Store: store, Provider: provider, Model: cfg.Model, Window: f.window, Logger: g.logger()}
+	if f.window == 0 && chosen != nil && chosen.Known && chosen.Info.MaxOutput < chosen.Info.ContextWindow {
+		cc.Window, cc.MaxOutput = chosen.Info.ContextWindow, chosen.Info.MaxOutput
+	}
+	return &runEnv{agent: a, session: sess, model: modelName, priced: priced, compact: cc, close: func() error {
 		return errors.Join(sess.Close(), root.Close(), closeRecord())
 	}}, nil
 }
@@ -345,6 +353,10 @@ func newChatCommand(g *globals) *cobra.Command {
 same session, so every task sees the ones before it. An empty line is
 skipped; end the input (Ctrl-D) to stop.
 
+A line "/compact [focus]" compacts the session's older turns into a checked
+summary instead (see wield session compact); on a terminal the summary is
+shown and you are asked before it is recorded.
+
 It takes the same flags as wield run.
 
 See also: wield run.`,
@@ -368,6 +380,10 @@ See also: wield run.`,
 				}
 				task := strings.TrimSpace(sc.Text())
 				if task == "" {
+					continue
+				}
+				if focus, ok := compactCommand(task); ok {
+					g.chatCompact(cmd.Context(), env, focus, sc, !f.json && out.interactive)
 					continue
 				}
 				outcome, err := env.agent.Run(cmd.Context(), env.session, task)
