@@ -46,10 +46,12 @@ func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) (*cobra.Command, 
 		Short: "Tools for LLM agents",
 		Long: `Wield gives LLM agents tools that are typed, validated, bounded and safe.
 
-It runs an agent loop against a model (run, chat), journaling every turn in
-a session (session), calls one tool from the command line (call), lists the
-tools in every provider's schema dialect (tools) and serves them over MCP
-(mcp).
+It runs an agent loop against a model (run, chat) — Claude, Gemini, OpenAI or
+any OpenAI-compatible server (models) — journaling every turn in a session
+(session), with subagents (agents), plan mode and memory (memory); it calls
+one tool from the command line (call), lists the tools in every provider's
+schema dialect (tools), serves them over MCP (mcp) and reports what this
+machine offers (doctor).
 
 Tools come from wield itself, from declared-tool files (JSON files in
 .wield/tools/ of the workspace, and any file named with --tools-file) and
