@@ -87,6 +87,10 @@ See also: wield help run, wield help session.`,
 		newVersionCommand(g),
 		newDoctorCommand(g),
 	)
+	root.AddCommand(g.undoCommands()...)
+	root.AddCommand(g.codeCommands()...)
+	root.AddCommand(g.docsCommands()...)
+	root.AddCommand(g.extensionCommands()...)
 	return root, g
 }
 
@@ -156,7 +160,11 @@ func (g *globals) builtinTools(deps toolDeps) ([]*tool.Tool, error) {
 	ts = append(ts, webTools(os.Getenv, g.logger())...)
 	ts = append(ts, gitTools(os.Getenv, g.logger())...)
 	ts = append(ts, planTools(deps)...)
-	ts = append(ts, g.memoryTools(deps)...) // see memory.go
+	ts = append(ts, g.memoryTools(deps)...)    // see memory.go
+	ts = append(ts, g.undoTools(deps)...)      // undo.go
+	ts = append(ts, g.codeTools(deps)...)      // code.go
+	ts = append(ts, g.docsTools(deps)...)      // docs.go
+	ts = append(ts, g.extensionTools(deps)...) // extensions.go
 	return append(ts, sessiontool.Tools(deps.store)...), nil
 }
 
