@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wieldhq/wield/internal/frontmatter"
 	"github.com/wieldhq/wield/schema"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/workspace"
@@ -421,7 +422,6 @@ var ignoredKeys = map[string]string{
 var (
 	namePattern = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 	toolPattern = regexp.MustCompile(`^[A-Za-z0-9_.*?\[\]^!-]+$`)
-	yamlLine    = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 )
 
 // Parse reads one definition file: YAML frontmatter between two "---"
@@ -483,59 +483,21 @@ func (p *parser) line(n *yaml.Node) int {
 	return max(1, min(n.Line, p.lines)) + p.offset
 }
 
-// split separates the frontmatter from the body.
-func split(data []byte) (front, body []byte, ok bool) {
-	data = bytes.TrimPrefix(data, []byte("\uFEFF"))
-	first, rest, found := bytes.Cut(data, []byte("\n"))
-	if !found || string(bytes.TrimRight(first, " \t\r")) != "---" {
-		return nil, nil, false
-	}
-	for i := 0; i < len(rest); {
-		line := rest[i:]
-		next := len(rest)
-		if j := bytes.IndexByte(line, '\n'); j >= 0 {
-			line, next = line[:j], i+j+1
-		}
-		if string(bytes.TrimRight(line, " \t\r")) == "---" {
-			return rest[:i], rest[next:], true
-		}
-		i = next
-	}
-	return nil, nil, false
-}
-
-// prompt trims the body's leading blank lines and trailing space.
-func prompt(body []byte) string {
-	for len(body) > 0 {
-		line, rest, found := bytes.Cut(body, []byte("\n"))
-		if len(bytes.TrimSpace(line)) != 0 || !found {
-			break
-		}
-		body = rest
-	}
-	return string(bytes.TrimRightFunc(body, func(r rune) bool { return r == ' ' || r == '\t' || r == '\r' || r == '\n' || r == '\v' || r == '\f' }))
-}
-
 func (p *parser) parse(data []byte) *Definition {
-	front, body, ok := split(data)
+	front, body, ok := frontmatter.Split(data)
 	if !ok {
 		p.report(1, Error, `no frontmatter: a definition starts with a "---" line, then YAML with at least name and description, then a closing "---" line, then the prompt`)
 		return nil
 	}
 	p.offset, p.lines = 1, bytes.Count(front, []byte("\n"))
-	var doc yaml.Node
-	if err := decodeYAML(front, &doc); err != nil {
-		line, msg := yamlErrorLine(err, front)
-		p.report(line+p.offset, Error, "the frontmatter is not valid YAML: %s", msg)
+	doc, err := frontmatter.Decode(front)
+	if se, ok := errors.AsType[*frontmatter.SyntaxError](err); ok {
+		p.report(se.Line+p.offset, Error, "the frontmatter is not valid YAML: %s", se.Msg)
 		return nil
 	}
-	d := &Definition{Prompt: prompt(body)}
-	var m *yaml.Node
-	switch {
-	case doc.Kind == 0: // empty frontmatter
-	case doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode:
-		m = doc.Content[0]
-	default:
+	d := &Definition{Prompt: frontmatter.Body(body)}
+	m, ok := frontmatter.Mapping(&doc)
+	if !ok {
 		p.report(p.line(&doc), Error, "the frontmatter must be a mapping of keys to values (name: …, description: …)")
 		return nil
 	}
@@ -544,7 +506,7 @@ func (p *parser) parse(data []byte) *Definition {
 	var maxTurnsKey string
 	if m != nil {
 		for i := 0; i+1 < len(m.Content); i += 2 {
-			k, v := m.Content[i], deref(m.Content[i+1])
+			k, v := m.Content[i], frontmatter.Deref(m.Content[i+1])
 			key := k.Value
 			if prev, dup := seen[key]; dup {
 				p.errorf(k, "%s is given twice (first on line %d)", key, p.line(prev))
@@ -604,66 +566,9 @@ func (p *parser) parse(data []byte) *Definition {
 	return d
 }
 
-// yamlErrorLine returns the line of front (1-based) a YAML syntax error
-// is about, and the error's message without its prefix. The YAML package
-// counts the lines of its parser's errors ("did not find expected …")
-// from zero and those of its scanner's from one; an error at the end of
-// the input is put on the last line.
-func yamlErrorLine(err error, front []byte) (int, string) {
-	msg := err.Error()
-	m := yamlLine.FindStringSubmatch(msg)
-	if m == nil {
-		return 1, strings.TrimPrefix(msg, "yaml: ")
-	}
-	line, _ := strconv.Atoi(m[1])
-	if strings.HasPrefix(m[2], "did not find expected") {
-		line++
-	}
-	return max(1, min(line, bytes.Count(front, []byte("\n")))), m[2]
-}
-
-// decodeYAML decodes one YAML document into n. The YAML package panics on
-// some inputs that are not its own errors; Parse reads untrusted files, so
-// such a panic becomes an error too.
-func decodeYAML(data []byte, n *yaml.Node) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("yaml: %v", r)
-		}
-	}()
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(n); err != nil {
-		if errors.Is(err, io.EOF) {
-			*n = yaml.Node{}
-			return nil
-		}
-		return err
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		if err != nil {
-			return err
-		}
-		return fmt.Errorf("yaml: line %d: a second YAML document; the frontmatter is one mapping", extra.Line)
-	}
-	return nil
-}
-
-// deref follows an alias to its anchored node.
-func deref(n *yaml.Node) *yaml.Node {
-	if n.Kind == yaml.AliasNode && n.Alias != nil {
-		return n.Alias
-	}
-	return n
-}
-
-func isNull(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
-}
-
 // str returns a scalar's text; null is empty.
 func (p *parser) str(key string, v *yaml.Node) string {
-	if isNull(v) {
+	if frontmatter.IsNull(v) {
 		return ""
 	}
 	if v.Kind != yaml.ScalarNode {
@@ -682,7 +587,7 @@ func (p *parser) tools(key string, v *yaml.Node, allow bool) []string {
 	}
 	var entries []entry
 	switch {
-	case isNull(v):
+	case frontmatter.IsNull(v):
 		return nil
 	case v.Kind == yaml.ScalarNode:
 		for _, e := range splitTools(v.Value) {
@@ -690,8 +595,8 @@ func (p *parser) tools(key string, v *yaml.Node, allow bool) []string {
 		}
 	case v.Kind == yaml.SequenceNode:
 		for _, e := range v.Content {
-			e = deref(e)
-			if e.Kind != yaml.ScalarNode || isNull(e) {
+			e = frontmatter.Deref(e)
+			if e.Kind != yaml.ScalarNode || frontmatter.IsNull(e) {
 				p.errorf(e, "%s: every entry must be a tool name or pattern", key)
 				continue
 			}
@@ -792,12 +697,12 @@ func (p *parser) timeout(key string, v *yaml.Node) time.Duration {
 // a string holding one. The result is compact JSON in the file's key
 // order, and it compiles.
 func (p *parser) output(key string, v *yaml.Node) json.RawMessage {
-	if isNull(v) {
+	if frontmatter.IsNull(v) {
 		return nil
 	}
 	if v.Kind == yaml.ScalarNode && v.Tag == "!!str" {
-		var doc yaml.Node
-		if err := decodeYAML([]byte(v.Value), &doc); err != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		doc, err := frontmatter.Decode([]byte(v.Value))
+		if err != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
 			p.errorf(v, "%s: the string is not a JSON object", key)
 			return nil
 		}
@@ -854,13 +759,13 @@ func appendJSON(buf *bytes.Buffer, n *yaml.Node, depth int) error {
 	if depth > maxOutputDepth {
 		return &nodeError{n, fmt.Sprintf("nested more than %d levels", maxOutputDepth)}
 	}
-	n = deref(n)
+	n = frontmatter.Deref(n)
 	switch n.Kind {
 	case yaml.MappingNode:
 		buf.WriteByte('{')
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := deref(n.Content[i])
+			k := frontmatter.Deref(n.Content[i])
 			if k.Kind != yaml.ScalarNode {
 				return &nodeError{k, "a key must be a string"}
 			}
