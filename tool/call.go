@@ -73,6 +73,9 @@ type Event struct {
 	Kind   EventKind `json:"kind"`
 	CallID string    `json:"callId"`
 	Tool   string    `json:"tool"`
+	// Arguments are the call's arguments as the model sent them, on
+	// EventStarted (before validation: they may be invalid).
+	Arguments json.RawMessage `json:"arguments,omitempty"`
 	// Message is a short human-readable note.
 	Message string `json:"message,omitempty"`
 	// Progress and Total measure work done; Total zero means unknown.
@@ -82,6 +85,7 @@ type Event struct {
 	Data any `json:"data,omitempty"`
 	// Result is set on EventFinished.
 	Result *Result `json:"result,omitempty"`
-	// Duration is set on EventFinished.
+	// Duration is set on EventFinished. It leaves out the time the call
+	// waited for a person's approval, which is not the tool's.
 	Duration time.Duration `json:"-"`
 }

@@ -231,6 +231,8 @@ type callOutcome struct {
 	// fault, if not nil, must stop the run: the tool returned a [Fatal]
 	// error.
 	fault error
+	// waited is how long the approver took to deny the call.
+	waited time.Duration
 }
 
 // failed returns the outcome of a call that failed with msg.
@@ -240,12 +242,16 @@ func failed(msg string) callOutcome { return callOutcome{res: Failure(msg)} }
 // output budget, reporting its start and finish as events.
 func (r *Runner) call(ctx context.Context, c *Call, req Request) callOutcome {
 	start := time.Now()
-	r.started(c)
+	r.started(c, req.Arguments)
 	p, o, ok := r.admit(ctx, c, req)
+	waited := o.waited
 	if ok {
+		waited = p.waited
 		o = r.execute(ctx, c, p)
 	}
-	o.res.Duration = time.Since(start)
+	// The time a person took to answer is not the tool's: it counts
+	// neither in the duration nor towards a slow call.
+	o.res.Duration = time.Since(start) - waited
 	if len(o.res.Output) > r.opts.OutputLimit {
 		o.res.Output = r.bound(c, o.res.Output)
 	}

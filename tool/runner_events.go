@@ -1,5 +1,7 @@
 package tool
 
+import "encoding/json"
+
 // emit passes e to RunnerOptions.OnEvent, one event at a time.
 func (r *Runner) emit(e Event) {
 	if r.opts.OnEvent == nil {
@@ -10,10 +12,10 @@ func (r *Runner) emit(e Event) {
 	r.opts.OnEvent(e)
 }
 
-// started reports that call c started.
-func (r *Runner) started(c *Call) {
+// started reports that call c started with args.
+func (r *Runner) started(c *Call, args json.RawMessage) {
 	if r.opts.OnEvent != nil {
-		r.emit(Event{Kind: EventStarted, CallID: c.ID, Tool: c.Tool})
+		r.emit(Event{Kind: EventStarted, CallID: c.ID, Tool: c.Tool, Arguments: args})
 	}
 }
 

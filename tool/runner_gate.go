@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/wieldhq/wield/schema"
 )
@@ -19,6 +20,8 @@ const awaitingApproval = "awaiting approval"
 type permit struct {
 	tool *Tool
 	args json.RawMessage
+	// waited is how long the approver took to allow the call.
+	waited time.Duration
 }
 
 // admit is the gate stage. It checks that the call may still start,
@@ -40,7 +43,7 @@ func (r *Runner) admit(ctx context.Context, c *Call, req Request) (permit, callO
 		return permit{}, callOutcome{res: res}, false
 	}
 	if r.opts.Gate == nil {
-		return permit{t, args}, callOutcome{}, true
+		return permit{tool: t, args: args}, callOutcome{}, true
 	}
 	return r.gate(ctx, c, t, args, req)
 }
@@ -49,10 +52,13 @@ func (r *Runner) admit(ctx context.Context, c *Call, req Request) (permit, callO
 // [Runner.admit].
 func (r *Runner) gate(ctx context.Context, c *Call, t *Tool, args json.RawMessage, req Request) (permit, callOutcome, bool) {
 	d := r.opts.Gate.Decide(ctx, c, t, args)
+	var waited time.Duration
 	if d.Verdict == Ask {
 		switch {
 		case r.opts.Approver != nil:
+			asked := time.Now()
 			d = r.opts.Approver.Approve(ctx, c, t, args, d)
+			waited = time.Since(asked)
 		case r.opts.PauseForApproval:
 			o := failed(awaitingApproval)
 			o.pending = &PendingCall{ID: c.ID, Tool: t.Name(), Arguments: args, Reason: d.Reason}
@@ -68,19 +74,21 @@ func (r *Runner) gate(ctx context.Context, c *Call, t *Tool, args json.RawMessag
 		if d.Reason != "" {
 			msg += ": " + d.Reason
 		}
-		return permit{}, failed(msg), false
+		o := failed(msg)
+		o.waited = waited
+		return permit{}, o, false
 	default:
 		return permit{}, failed(fmt.Sprintf("denied: the policy gave no clear verdict (%q)", d.Verdict)), false
 	}
 	if d.Args == nil {
-		return permit{t, args}, callOutcome{}, true
+		return permit{t, args, waited}, callOutcome{}, true
 	}
 	req.Arguments = d.Args
 	nt, nargs, err := r.Check(req)
 	if err != nil {
 		return permit{}, failed("the arguments rewritten by a hook are invalid: " + err.Error()), false
 	}
-	return permit{nt, nargs}, callOutcome{}, true
+	return permit{nt, nargs, waited}, callOutcome{}, true
 }
 
 // Check looks up the tool req names and validates its arguments without
