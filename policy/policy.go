@@ -55,10 +55,16 @@ const (
 )
 
 // DefaultShellTools and DefaultEditTools name the built-in tools the
-// policy treats as shells and as file edits.
+// policy treats as shells and as file edits. DefaultMemoryTools name the
+// tools that write memory notes: a write to the project's memory (a call
+// whose "scope" argument is absent or "project") is an edit of the
+// workspace and runs in auto-edit mode; a write to the user's memory,
+// which every workspace of the user reads, asks in every mode but yolo
+// unless a rule allows it (save_memory(scope:user)).
 var (
-	DefaultShellTools = []string{"run_shell_command"}
-	DefaultEditTools  = []string{"write_file", "replace"}
+	DefaultShellTools  = []string{"run_shell_command"}
+	DefaultEditTools   = []string{"write_file", "replace"}
+	DefaultMemoryTools = []string{"save_memory", "memory"}
 )
 
 // A Policy decides which tool calls run, ask or are denied. It implements
@@ -81,9 +87,9 @@ type Policy struct {
 	HeadlessHint string
 	// Root is the workspace root's path, for path rules on absolute paths.
 	Root string
-	// ShellTools and EditTools override DefaultShellTools and
-	// DefaultEditTools when not nil.
-	ShellTools, EditTools []string
+	// ShellTools, EditTools and MemoryTools override DefaultShellTools,
+	// DefaultEditTools and DefaultMemoryTools when not nil.
+	ShellTools, EditTools, MemoryTools []string
 	// Hooks run before and after calls; nil means none.
 	Hooks *Hooks
 	// Logger receives warnings, and the Hooks that settings files add
@@ -153,6 +159,37 @@ func (p *Policy) isShell(name string) bool {
 
 func (p *Policy) isEdit(name string) bool {
 	return slices.Contains(cmpSlice(p.EditTools, DefaultEditTools), name)
+}
+
+// isProjectMemory reports whether a call of name writes only the
+// project's memory: a memory tool whose scope argument is absent or
+// "project". Anything else in scope (user, a typo, a non-string) is not.
+func (p *Policy) isProjectMemory(name string, args json.RawMessage) bool {
+	if !slices.Contains(cmpSlice(p.MemoryTools, DefaultMemoryTools), name) {
+		return false
+	}
+	return argScope(args) == "project"
+}
+
+// argScope returns a call's "scope" argument, "project" when it has none,
+// and "" when it is not a string.
+func argScope(args json.RawMessage) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return ""
+	}
+	raw, ok := m["scope"]
+	if !ok || string(raw) == "null" {
+		return "project"
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	if s == "" {
+		return "project"
+	}
+	return s
 }
 
 func cmpSlice(a, b []string) []string {
@@ -270,6 +307,12 @@ func (p *Policy) judge(c *tool.Call, name string, t *tool.Tool, args json.RawMes
 	if planFile {
 		return tool.Decision{Verdict: tool.Allow, Reason: "plan mode: the session's plan file"}
 	}
+	if mode == ModeAutoEdit && p.isProjectMemory(name, args) {
+		return tool.Decision{Verdict: tool.Allow, Reason: "auto-edit mode: the project's memory"}
+	}
+	if mode != ModeYolo && !ann.ReadOnly && slices.Contains(cmpSlice(p.MemoryTools, DefaultMemoryTools), name) && argScope(args) != "project" {
+		return tool.Decision{Verdict: tool.Ask, Reason: name + ": a write to the user's memory, which every workspace reads; no rule allows it"}
+	}
 	return p.byMode(mode, name, ann, "no rule allows it")
 }
 
@@ -291,7 +334,8 @@ func (p *Policy) byMode(mode Mode, name string, ann tool.Annotations, why string
 // command (its name and, when the second word is a subcommand, that too:
 // "git diff:*"), never the verbatim line; for the agent tool, the agent
 // type (agent(reviewer)); for a call with a url, its host
-// (web_fetch(domain:go.dev)), never the whole web; for tools with a path,
+// (web_fetch(domain:go.dev)), never the whole web; for the memory tools,
+// the scope (save_memory(scope:user)); for tools with a path,
 // the path; else the tool.
 func AllowAlways(p *Policy, toolName string, args json.RawMessage) ([]Rule, error) {
 	if p.isShell(toolName) {
@@ -336,6 +380,13 @@ func AllowAlways(p *Policy, toolName string, args json.RawMessage) ([]Rule, erro
 			return nil, fmt.Errorf("the url %q names no host, so no rule can be derived", raw)
 		}
 		return []Rule{{Tool: toolName, Specifier: "domain:" + h}}, nil
+	}
+	if slices.Contains(cmpSlice(p.MemoryTools, DefaultMemoryTools), toolName) {
+		// This scope of memory, never both.
+		if sc := argScope(args); sc == "project" || sc == "user" {
+			return []Rule{{Tool: toolName, Specifier: "scope:" + sc}}, nil
+		}
+		return nil, fmt.Errorf("the memory scope in %s is not project or user, so no rule can be derived", oneLine(string(args)))
 	}
 	if path, ok := argString(args, "path"); ok && path != "" {
 		if rel, ok := workspaceRel(p.Root, path); ok {

@@ -150,6 +150,8 @@ func TestModesAndToolRules(t *testing.T) {
 	gh := fakeTool(t, "mcp__github__create_issue", tool.Annotations{})
 	fetch := fakeTool(t, "web_fetch", tool.Annotations{ReadOnly: true, OpenWorld: true})
 	sh := fakeTool(t, "run_shell_command", tool.Annotations{})
+	save := fakeTool(t, "save_memory", tool.Annotations{})
+	mem := fakeTool(t, "memory", tool.Annotations{Destructive: true})
 	path := func(p string) json.RawMessage { b, _ := json.Marshal(map[string]string{"path": p}); return b }
 	tests := []struct {
 		name  string
@@ -177,6 +179,19 @@ func TestModesAndToolRules(t *testing.T) {
 		{"family allow", mustPolicy(t, ModeDefault, []string{"mcp__github__*"}, nil, nil), gh, json.RawMessage(`{}`), tool.Allow, ""},
 		{"domain rule", mustPolicy(t, ModeDefault, nil, nil, []string{"WebFetch(domain:evil.com)"}), fetch, json.RawMessage(`{"url":"https://a.evil.com/x"}`), tool.Deny, ""},
 		{"domain rule, other", mustPolicy(t, ModeDefault, nil, nil, []string{"WebFetch(domain:evil.com)"}), fetch, json.RawMessage(`{"url":"https://notevil.com/x"}`), tool.Allow, ""},
+		// Memory: the project's notes are an edit of the workspace; the
+		// user's notes reach every workspace and ask unless a rule says.
+		{"default: project memory asks", mustPolicy(t, ModeDefault, nil, nil, nil), save, json.RawMessage(`{"fact":"x"}`), tool.Ask, "no rule"},
+		{"auto-edit: project memory runs", mustPolicy(t, ModeAutoEdit, nil, nil, nil), save, json.RawMessage(`{"fact":"x"}`), tool.Allow, "project's memory"},
+		{"auto-edit: explicit project scope runs", mustPolicy(t, ModeAutoEdit, nil, nil, nil), save, json.RawMessage(`{"fact":"x","scope":"project"}`), tool.Allow, "project's memory"},
+		{"auto-edit: the memory tool runs", mustPolicy(t, ModeAutoEdit, nil, nil, nil), mem, json.RawMessage(`{"command":"create","path":"/memories/a.md","file_text":"x"}`), tool.Allow, "project's memory"},
+		{"auto-edit: user memory asks", mustPolicy(t, ModeAutoEdit, nil, nil, nil), save, json.RawMessage(`{"fact":"x","scope":"user"}`), tool.Ask, "user's memory"},
+		{"auto-edit: a scope typo asks", mustPolicy(t, ModeAutoEdit, nil, nil, nil), save, json.RawMessage(`{"fact":"x","scope":"users"}`), tool.Ask, "user's memory"},
+		{"auto-edit: a scope that is no string asks", mustPolicy(t, ModeAutoEdit, nil, nil, nil), save, json.RawMessage(`{"fact":"x","scope":1}`), tool.Ask, ""},
+		{"scope rule allows the user's memory", mustPolicy(t, ModeDefault, []string{"save_memory(scope:user)"}, nil, nil), save, json.RawMessage(`{"fact":"x","scope":"user"}`), tool.Allow, "save_memory(scope:user)"},
+		{"scope rule is not the other scope", mustPolicy(t, ModeDefault, []string{"save_memory(scope:user)"}, nil, nil), save, json.RawMessage(`{"fact":"x"}`), tool.Ask, ""},
+		{"deny the user's memory in yolo", mustPolicy(t, ModeYolo, nil, nil, []string{"save_memory(scope:user)"}), save, json.RawMessage(`{"fact":"x","scope":"user"}`), tool.Deny, ""},
+		{"plan: memory denied", mustPolicy(t, ModePlan, nil, nil, nil), save, json.RawMessage(`{"fact":"x"}`), tool.Deny, "plan mode"},
 	}
 	for _, tt := range tests {
 		d := tt.p.Decide(t.Context(), nil, tt.tool, tt.args)
@@ -321,6 +336,13 @@ func TestAllowAlways(t *testing.T) {
 		{"web_fetch", `{"url":"https://Go.dev./doc/install"}`, []string{"web_fetch(domain:go.dev)"}},
 		{"web_fetch", `{"url":"pkg.go.dev/net/http"}`, []string{"web_fetch(domain:pkg.go.dev)"}},
 		{"agent", `{"type":"reviewer","prompt":"look"}`, []string{"agent(reviewer)"}},
+		// Memory: one scope, never both.
+		{"save_memory", `{"fact":"x"}`, []string{"save_memory(scope:project)"}},
+		{"save_memory", `{"fact":"x","scope":"user"}`, []string{"save_memory(scope:user)"}},
+		{"memory", `{"command":"view","path":"/memories"}`, []string{"memory(scope:project)"}},
+	}
+	if _, err := AllowAlways(p, "save_memory", json.RawMessage(`{"fact":"x","scope":"everyone"}`)); err == nil {
+		t.Error("an unknown memory scope gave a rule")
 	}
 	if _, err := AllowAlways(p, "web_fetch", json.RawMessage(`{"url":"https:///x"}`)); err == nil {
 		t.Error("a url without a host gave a rule")

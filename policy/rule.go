@@ -28,7 +28,10 @@ import (
 //     without a trailing dot and in their ASCII (punycode) form; the port
 //     is ignored. A url without a scheme is read as https;
 //   - the agent tool: the agent type, as a glob: "agent(reviewer)",
-//     "agent(code-*)".
+//     "agent(code-*)";
+//   - tools with a scope argument (the memory tools): "scope:user" or
+//     "scope:project", where a call without the argument is in the
+//     project scope.
 //
 // Claude Code's tool names are accepted as aliases: Bash, Read, Write,
 // Edit, MultiEdit, Glob, Grep, LS, WebFetch, and Agent or Task for agent.
@@ -149,6 +152,9 @@ func (r Rule) matchesArgs(root string, args json.RawMessage) bool {
 		typ, ok := argString(args, "type")
 		m, _ := path.Match(r.Specifier, typ)
 		return ok && m
+	}
+	if sc, ok := strings.CutPrefix(r.Specifier, "scope:"); ok {
+		return sc != "" && argScope(args) == sc
 	}
 	if dom, ok := strings.CutPrefix(r.Specifier, "domain:"); ok {
 		raw, ok := argString(args, "url")
