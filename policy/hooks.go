@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,8 @@ import (
 const (
 	PreToolUse  = "PreToolUse"
 	PostToolUse = "PostToolUse"
+	PreCompact  = "PreCompact"
+	PostCompact = "PostCompact"
 )
 
 // DefaultHookTimeout bounds a hook that sets no timeout.
@@ -37,6 +40,8 @@ const maxHookOutput = 64 << 10
 // that times out or is killed blocks the call: a guard that failed cannot
 // vouch for it. For PostToolUse, exit status 2 or {"decision":"block",
 // "reason":...} adds the reason to the result the model reads.
+// PreCompact and PostCompact hooks run around compactions of a session
+// (see [Hooks.PreCompact]); their matchers match the trigger.
 type Hooks struct {
 	// Dir is the directory hooks run in; empty means the current one.
 	Dir string
@@ -46,7 +51,8 @@ type Hooks struct {
 	// them.
 	Logger *slog.Logger
 
-	preHooks, postHooks []compiledMatcher
+	preHooks, postHooks       []compiledMatcher
+	preCompacts, postCompacts []compiledMatcher
 }
 
 type compiledMatcher struct {
@@ -72,20 +78,35 @@ func (h *Hooks) add(event string, m HookMatcher) error {
 		}
 		cm.re = re
 	}
-	if event == PreToolUse {
+	switch event {
+	case PreToolUse:
 		h.preHooks = append(h.preHooks, cm)
-	} else {
+	case PostToolUse:
 		h.postHooks = append(h.postHooks, cm)
+	case PreCompact:
+		h.preCompacts = append(h.preCompacts, cm)
+	case PostCompact:
+		h.postCompacts = append(h.postCompacts, cm)
 	}
 	return nil
 }
 
-// AddHook adds a hook for event (PreToolUse or PostToolUse).
+// AddHook adds a hook for event (PreToolUse, PostToolUse, PreCompact or
+// PostCompact). For the compaction events the matcher matches the
+// trigger ("auto", "manual", "tool") instead of a tool name.
 func (h *Hooks) AddHook(event string, m HookMatcher) error {
-	if event != PreToolUse && event != PostToolUse {
-		return fmt.Errorf("hook event %q not supported: use %s or %s", event, PreToolUse, PostToolUse)
+	if !supportedEvent(event) {
+		return fmt.Errorf("hook event %q not supported: use %s, %s, %s or %s", event, PreToolUse, PostToolUse, PreCompact, PostCompact)
 	}
 	return h.add(event, m)
+}
+
+func supportedEvent(event string) bool {
+	switch event {
+	case PreToolUse, PostToolUse, PreCompact, PostCompact:
+		return true
+	}
+	return false
 }
 
 func (h *Hooks) logger() *slog.Logger {
@@ -131,8 +152,8 @@ type hookRun struct {
 	failure string // set when the hook timed out, was killed or did not start
 }
 
-// run runs one hook command.
-func (h *Hooks) run(ctx context.Context, hk Hook, in hookInput) hookRun {
+// run runs one hook command with in, as JSON, on its standard input.
+func (h *Hooks) run(ctx context.Context, hk Hook, in any) hookRun {
 	timeout := DefaultHookTimeout
 	if hk.Timeout > 0 {
 		timeout = time.Duration(hk.Timeout * float64(time.Second))
@@ -144,9 +165,6 @@ func (h *Hooks) run(ctx context.Context, hk Hook, in hookInput) hookRun {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
-	if in.Cwd == "" {
-		in.Cwd = h.Dir
-	}
 	data, _ := json.Marshal(in)
 	cmd.Stdin = bytes.NewReader(data)
 	var stdout, stderr limitedBuffer
@@ -180,7 +198,7 @@ func (h *Hooks) pre(ctx context.Context, c *tool.Call, toolName string, args jso
 			continue
 		}
 		for _, hk := range m.hooks {
-			in := hookInput{SessionID: h.sessionID(c), HookEventName: PreToolUse, ToolName: toolName, ToolInput: args}
+			in := hookInput{SessionID: h.sessionID(c), HookEventName: PreToolUse, ToolName: toolName, ToolInput: args, Cwd: h.Dir}
 			if d.Args != nil {
 				in.ToolInput = d.Args
 			}
@@ -268,7 +286,7 @@ func (h *Hooks) Post(ctx context.Context, c *tool.Call, args json.RawMessage, re
 			continue
 		}
 		for _, hk := range m.hooks {
-			r := h.run(ctx, hk, hookInput{SessionID: h.sessionID(c), HookEventName: PostToolUse, ToolName: c.Tool, ToolInput: args, ToolResponse: &res})
+			r := h.run(ctx, hk, hookInput{SessionID: h.sessionID(c), HookEventName: PostToolUse, ToolName: c.Tool, ToolInput: args, ToolResponse: &res, Cwd: h.Dir})
 			var feedback string
 			switch {
 			case r.failure != "":
@@ -293,6 +311,107 @@ func (h *Hooks) Post(ctx context.Context, c *tool.Call, args json.RawMessage, re
 		}
 	}
 	return res
+}
+
+// A CompactEvent is what PreCompact and PostCompact hooks read on standard
+// input (as JSON, with hook_event_name and cwd added). PreCompact hooks
+// see the trigger and the focus asked for; PostCompact hooks also see what
+// was recorded.
+type CompactEvent struct {
+	SessionID string `json:"session_id"`
+	// Trigger is "auto" (near the context window), "manual" (a person)
+	// or "tool" (the model asked); matchers match it.
+	Trigger string `json:"trigger"`
+	// CustomInstructions is the focus the summary is asked to keep.
+	CustomInstructions string `json:"custom_instructions"`
+	// Kind ("mask" or "summary"), Range (the timeline turns), the token
+	// estimates and Summary describe the compaction recorded: PostCompact
+	// only.
+	Kind         string `json:"kind,omitempty"`
+	Range        []int  `json:"range,omitempty"`
+	TokensBefore int    `json:"tokens_before,omitempty"`
+	TokensAfter  int    `json:"tokens_after,omitempty"`
+	Summary      string `json:"compact_summary,omitempty"`
+}
+
+// compactInput is a CompactEvent as a hook reads it.
+type compactInput struct {
+	HookEventName string `json:"hook_event_name"`
+	Cwd           string `json:"cwd"`
+	CompactEvent
+}
+
+// ErrCompactBlocked is wrapped by the error [Hooks.PreCompact] returns
+// when a hook blocks a compaction.
+var ErrCompactBlocked = errors.New("blocked by a PreCompact hook")
+
+// PreCompact runs the PreCompact hooks whose matcher matches e.Trigger.
+// A hook blocks the compaction with exit status 2 (standard error is the
+// reason) or {"decision":"block","reason":...}: the error wraps
+// ErrCompactBlocked. A hook may add to what the summary keeps in view
+// with hookSpecificOutput.additionalContext (or plain text on standard
+// output); the texts of all hooks are returned joined. A hook that fails,
+// times out or prints an unreadable object is logged and ignored: a
+// compaction guards no one, and the context still has to shrink.
+func (h *Hooks) PreCompact(ctx context.Context, e CompactEvent) (string, error) {
+	if h == nil {
+		return "", nil
+	}
+	var extra []string
+	for _, m := range h.preCompacts {
+		if m.re != nil && !m.re.MatchString(e.Trigger) {
+			continue
+		}
+		for _, hk := range m.hooks {
+			r := h.run(ctx, hk, compactInput{PreCompact, h.Dir, e})
+			switch {
+			case r.failure != "":
+				h.logger().Warn("PreCompact hook failed; compacting anyway", "command", hk.Command, "why", r.failure)
+				continue
+			case r.code == 2:
+				return "", fmt.Errorf("%w: %s", ErrCompactBlocked, cmp.Or(r.stderr, "no reason given"))
+			case r.code != 0:
+				h.logger().Warn("PreCompact hook failed; ignoring it", "command", hk.Command, "status", r.code, "stderr", r.stderr)
+				continue
+			}
+			text := strings.TrimSpace(string(r.stdout))
+			if strings.HasPrefix(text, "{") {
+				out, ok := parseHookOutput(r.stdout)
+				if !ok {
+					h.logger().Warn("PreCompact hook printed something that is not a JSON object; ignoring it", "command", hk.Command)
+					continue
+				}
+				if out.Decision == "block" {
+					return "", fmt.Errorf("%w: %s", ErrCompactBlocked, cmp.Or(out.Reason, "no reason given"))
+				}
+				text = out.HookSpecificOutput.AdditionalContext
+			}
+			if text != "" {
+				extra = append(extra, text)
+			}
+		}
+	}
+	return strings.Join(extra, "\n"), nil
+}
+
+// PostCompact runs the PostCompact hooks whose matcher matches e.Trigger,
+// after a compaction was recorded. Their output is not read; failures are
+// logged.
+func (h *Hooks) PostCompact(ctx context.Context, e CompactEvent) {
+	if h == nil {
+		return
+	}
+	for _, m := range h.postCompacts {
+		if m.re != nil && !m.re.MatchString(e.Trigger) {
+			continue
+		}
+		for _, hk := range m.hooks {
+			r := h.run(ctx, hk, compactInput{PostCompact, h.Dir, e})
+			if r.failure != "" || r.code != 0 {
+				h.logger().Warn("PostCompact hook failed", "command", hk.Command, "status", r.code, "why", r.failure, "stderr", r.stderr)
+			}
+		}
+	}
 }
 
 // limitedBuffer keeps the first max bytes written and drops the rest.

@@ -102,7 +102,7 @@ func (p *Policy) Apply(s *Settings) error {
 		p.Mode = m
 	}
 	for event, matchers := range s.Hooks {
-		if event != PreToolUse && event != PostToolUse {
+		if !supportedEvent(event) {
 			p.logger().Warn("hook event not supported; ignored", "event", event)
 			continue
 		}
