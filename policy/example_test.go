@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -83,8 +84,9 @@ func Example_headless() {
 }
 
 // ExampleAllowAlways shows the rules that "allow always" stores for a
-// shell line: the command prefix of each simple command, never the
-// verbatim line.
+// shell line: for each simple command the command and subcommand as a
+// prefix, or the exact command when there is no subcommand; never a bare
+// command name or the verbatim line.
 func ExampleAllowAlways() {
 	p := &policy.Policy{}
 	rules, err := policy.AllowAlways(p, "run_shell_command", json.RawMessage(`{"command":"git diff --stat main && go test -run TestX ./..."}`))
@@ -136,4 +138,18 @@ func Example_planMode() {
 	// run_shell_command {"command":"git log --oneline | head"}: allow
 	// run_shell_command {"command":"sort -o out.txt in.txt"}: deny
 	// after approval, write_file main.go: allow
+}
+
+// Explain shows a person each command of a line and what the rules say
+// about it.
+func ExamplePolicy_Explain() {
+	p := &policy.Policy{}
+	_ = p.Add(policy.Allow, policy.Rule{Tool: "run_shell_command", Specifier: "go test:*"})
+	vs, _ := p.Explain("run_shell_command", "go test ./... && rm -rf build")
+	for _, v := range vs {
+		fmt.Printf("%-16s %-5s %s\n", v.Command, cmp.Or(string(v.Verdict), "-"), v.Reason)
+	}
+	// Output:
+	// go test ./...    allow allowed by run_shell_command(go test:*)
+	// rm -rf build     -     no rule allows it (rm is not a read-only command (rm -rf build))
 }

@@ -330,9 +330,10 @@ func (p *Policy) byMode(mode Mode, name string, ann tool.Annotations, why string
 }
 
 // AllowAlways returns the rule that "allow always" stores for a call, as
-// narrow as the call allows: for shells, the command prefix of each simple
-// command (its name and, when the second word is a subcommand, that too:
-// "git diff:*"), never the verbatim line; for the agent tool, the agent
+// narrow as the call allows: for shells, for each simple command, its
+// name and subcommand as a prefix when the second word is a subcommand
+// ("git diff:*"), else the exact command ("rm -rf build"), never a bare
+// name (rm:*) and never the verbatim line; for the agent tool, the agent
 // type (agent(reviewer)); for a call with a url, its host
 // (web_fetch(domain:go.dev)), never the whole web; for the memory tools,
 // the scope (save_memory(scope:user)); for tools with a path,
@@ -354,8 +355,10 @@ func AllowAlways(p *Policy, toolName string, args json.RawMessage) ([]Rule, erro
 				words = append(words, c.Args[1].Value)
 			}
 			spec := strings.Join(words, " ") + ":*"
-			if wrappers[c.Name()] || runsCommands(c.Args) {
-				spec = strings.TrimSpace(line[c.Start:c.End]) // only the exact command
+			if len(words) == 1 || wrappers[c.Name()] || runsCommands(c.Args) {
+				// Without a subcommand a prefix would be the bare command
+				// (rm:*): only the exact command is allowed.
+				spec = strings.TrimSpace(line[c.Start:c.End])
 			}
 			r := Rule{Tool: toolName, Specifier: spec}
 			if !slices.Contains(rules, r) {

@@ -328,7 +328,9 @@ func TestAllowAlways(t *testing.T) {
 	}{
 		{"run_shell_command", `{"command":"git diff --stat HEAD"}`, []string{"run_shell_command(git diff:*)"}},
 		{"run_shell_command", `{"command":"npm test && go vet ./..."}`, []string{"run_shell_command(npm test:*)", "run_shell_command(go vet:*)"}},
-		{"run_shell_command", `{"command":"ls -la /tmp"}`, []string{"run_shell_command(ls:*)"}},
+		{"run_shell_command", `{"command":"ls -la /tmp"}`, []string{"run_shell_command(ls -la /tmp)"}},
+		// Never a bare command name: rm:* would allow every rm.
+		{"run_shell_command", `{"command":"rm -rf build && go build ./..."}`, []string{"run_shell_command(rm -rf build)", "run_shell_command(go build:*)"}},
 		{"run_shell_command", `{"command":"xargs rm"}`, []string{"run_shell_command(xargs rm)"}},
 		{"write_file", `{"path":"src/a.go","content":"x"}`, []string{"write_file(src/a.go)"}},
 		{"echo", `{"text":"x"}`, []string{"echo"}},
