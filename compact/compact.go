@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/wieldhq/wield/llm"
@@ -70,6 +71,15 @@ type Config struct {
 	// ErrRejected. Masks are recorded without asking: they lose nothing.
 	// Nil records without asking (a headless run).
 	Confirm func(ctx context.Context, sessionID string, c *session.Compaction) (bool, error)
+	// Before, if set, runs before each compaction once a range is chosen
+	// (a PreCompact hook): it returns text to add to the request's focus,
+	// or an error to block the compaction, which Compact returns wrapped
+	// in ErrBlocked. A blocked automatic compaction is not a failure: it
+	// is tried again after the model makes progress.
+	Before func(ctx context.Context, sessionID string, req Request) (focus string, err error)
+	// After, if set, runs after each compaction is recorded (a
+	// PostCompact hook).
+	After func(ctx context.Context, sessionID string, c *session.Compaction)
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 }
@@ -103,6 +113,10 @@ var ErrNothingToCompact = errors.New("nothing to compact: the session has no ran
 // ErrRejected is returned when [Config.Confirm] said no; the turns are as
 // they were.
 var ErrRejected = errors.New("compaction rejected; the session is unchanged")
+
+// ErrBlocked is wrapped by the error returned when [Config.Before]
+// blocked a compaction; the turns are as they were.
+var ErrBlocked = errors.New("compaction blocked; the session is unchanged")
 
 // New returns a compactor, or an error naming what cfg lacks.
 func New(cfg Config) (*Compactor, error) {
@@ -158,7 +172,8 @@ type Request struct {
 // the range if it still fails. Nothing loops: at most two summaries and
 // two reviews are asked for.
 //
-// The error is ErrNothingToCompact, ErrRejected, Confirm's error, or a
+// The error is ErrNothingToCompact, ErrRejected, one wrapping ErrBlocked,
+// Confirm's error, or a
 // failure to write the journal; a failing model is not an error (the
 // fallback is recorded).
 func (c *Compactor) Compact(ctx context.Context, id string, req Request) (*session.Compaction, error) {
@@ -178,6 +193,15 @@ func (c *Compactor) compact(ctx context.Context, s *session.Session, st *session
 	if !ok {
 		return nil, ErrNothingToCompact
 	}
+	if c.cfg.Before != nil {
+		extra, err := c.cfg.Before(ctx, s.ID(), req)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBlocked, err)
+		}
+		if extra = strings.TrimSpace(extra); extra != "" {
+			req.Focus = strings.TrimSpace(req.Focus + "\n" + extra)
+		}
+	}
 	target := int(c.cfg.Target * float64(c.cfg.Window))
 	after := func(x session.Compaction) int { return overhead + estimateWith(st, x) }
 
@@ -187,7 +211,7 @@ func (c *Compactor) compact(ctx context.Context, s *session.Session, st *session
 		if err := st.CheckCompaction(mask); err != nil {
 			return nil, fmt.Errorf("%w (%v)", ErrNothingToCompact, err)
 		}
-		return &mask, c.record(s, mask)
+		return &mask, c.record(ctx, s, mask)
 	}
 
 	sum := session.Compaction{Kind: session.CompactionSummary, Range: rng, Trigger: req.Trigger, Focus: req.Focus,
@@ -209,15 +233,18 @@ func (c *Compactor) compact(ctx context.Context, s *session.Session, st *session
 		}
 		sum.Verdict.Confirmed = true
 	}
-	return &sum, c.record(s, sum)
+	return &sum, c.record(ctx, s, sum)
 }
 
-func (c *Compactor) record(s *session.Session, x session.Compaction) error {
+func (c *Compactor) record(ctx context.Context, s *session.Session, x session.Compaction) error {
 	if err := s.Compact(x); err != nil {
 		return err
 	}
 	c.cfg.Logger.Info("compacted session", "session", s.ID(), "kind", x.Kind, "range", x.Range,
 		"tokens_before", x.TokensBefore, "tokens_after", x.TokensAfter, "trigger", x.Trigger)
+	if c.cfg.After != nil {
+		c.cfg.After(ctx, s.ID(), &x)
+	}
 	return nil
 }
 
@@ -280,6 +307,9 @@ func (c *Compactor) MaybeCompact(ctx context.Context, id string, usage llm.Usage
 	g.txn, g.lastEnd = txn, st.Timeline()
 	x, err := c.compact(ctx, s, st, Request{Trigger: session.TriggerAuto, Tokens: tokens})
 	switch {
+	case errors.Is(err, ErrBlocked):
+		c.cfg.Logger.Info("automatic compaction blocked", "session", id, "why", err)
+		return changed, nil
 	case errors.Is(err, ErrNothingToCompact), errors.Is(err, ErrRejected):
 		c.fail(g, id, err.Error())
 		return changed, nil

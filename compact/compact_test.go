@@ -462,3 +462,103 @@ func BenchmarkProjection(b *testing.B) {
 	}
 	b.ReportMetric(float64(records), "records")
 }
+
+// TestBeforeAndAfter: Before sees the request and adds to the focus the
+// summariser is given, or blocks the compaction (the session unchanged,
+// ErrBlocked); After sees each compaction recorded; a blocked automatic
+// compaction does not count as a failure.
+func TestBeforeAndAfter(t *testing.T) {
+	store := newStore(t)
+	s, err := store.Create(session.Header{ID: "h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	writeSession(t, s)
+	var summariser []string
+	p := &spy{Provider: script(t, entry(whenSummary, "Wrote a.go and b.go."), entry(whenReview, `{"approved": true}`)), seen: &summariser}
+	block := errors.New("a deploy is running")
+	var blocked bool
+	var reqs []Request
+	var recorded []session.Compaction
+	c, err := New(Config{Store: store, Provider: p, Window: 100_000,
+		Before: func(_ context.Context, id string, req Request) (string, error) {
+			reqs = append(reqs, req)
+			if blocked {
+				return "", block
+			}
+			return "keep the ticket id WLD-42", nil
+		},
+		After: func(_ context.Context, id string, x *session.Compaction) { recorded = append(recorded, *x) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocked = true
+	before := len(s.History())
+	if _, err := c.Compact(t.Context(), "h", Request{Focus: "the API"}); !errors.Is(err, ErrBlocked) || !errors.Is(err, block) {
+		t.Fatalf("blocked: err = %v", err)
+	}
+	if len(s.State().Compactions) != 0 || len(s.History()) != before || len(recorded) != 0 || len(summariser) != 0 {
+		t.Fatalf("a blocked compaction changed something: %d compactions, %d recorded, %d summaries", len(s.State().Compactions), len(recorded), len(summariser))
+	}
+	blocked = false
+	x, err := c.Compact(t.Context(), "h", Request{Focus: "the API"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reqs) != 2 || reqs[1].Focus != "the API" || reqs[1].Trigger != session.TriggerManual {
+		t.Errorf("Before saw %+v", reqs)
+	}
+	if x.Focus != "the API\nkeep the ticket id WLD-42" {
+		t.Errorf("focus = %q", x.Focus)
+	}
+	if len(summariser) == 0 || !strings.Contains(summariser[0], "keep the ticket id WLD-42") {
+		t.Errorf("the summariser was not given the hook's focus: %q", summariser)
+	}
+	if len(recorded) != 1 || recorded[0].Summary != x.Summary || recorded[0].Range != x.Range {
+		t.Errorf("After saw %+v", recorded)
+	}
+
+	// Automatic: a block is no failure.
+	a, err := store.Create(session.Header{ID: "auto"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	blocked = true
+	calls := 0
+	ca, err := New(Config{Store: store, Window: 4000, MaxOutput: 1000, Before: func(context.Context, string, Request) (string, error) { calls++; return "", block }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		if err := a.Begin(t.Context(), fmt.Sprintf("task %d: %s", i, strings.Repeat("long ", 4000))); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ca.MaybeCompact(t.Context(), "auto", llm.Usage{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Commit(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The first two tasks leave nothing to compact (two failures); the
+	// next four are blocked, which stops nothing.
+	if g := ca.guards["auto"]; calls != 4 || g.failures != 2 || g.stopped || len(a.State().Compactions) != 0 {
+		t.Errorf("blocked automatic compactions (%d): guard %+v, %d compactions", calls, g, len(a.State().Compactions))
+	}
+}
+
+// spy records the user messages of the requests it passes on.
+type spy struct {
+	llm.Provider
+	seen *[]string
+}
+
+func (s *spy) Stream(ctx context.Context, req *llm.Request, handle func(llm.Event)) (*llm.Response, error) {
+	if strings.Contains(req.Messages[0].Content, whenSummary) {
+		*s.seen = append(*s.seen, req.Messages[len(req.Messages)-1].Content)
+	}
+	return s.Provider.Stream(ctx, req, handle)
+}

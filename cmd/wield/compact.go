@@ -13,6 +13,7 @@ import (
 	"github.com/wieldhq/wield/compact"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/replay"
+	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/session"
 )
 
@@ -64,6 +65,11 @@ See also: wield session show, wield run --session.`,
 			if err := g.compactModel(&cfg, ws, model, replayFile, window); err != nil {
 				return err
 			}
+			pol := &policy.Policy{Root: ws, Logger: g.logger()}
+			if err := pol.Load(policy.SettingsFiles(ws)...); err != nil {
+				return &exitError{exitUsage, err}
+			}
+			compactHooks(&cfg, pol.Hooks, ws)
 			if !yes && isTerminal(g.stderr) {
 				cfg.Confirm = g.confirmCompaction
 			}
@@ -137,8 +143,9 @@ func (g *globals) compactModel(cfg *compact.Config, ws, model, replayFile string
 // compactorFor returns the compactor a run uses between rounds, or nil
 // when the model's window is unknown (then runs do not compact by
 // themselves). window overrides the catalogue's.
-func compactorFor(store *session.Store, p llm.Provider, model string, info *modelChoice, window int, g *globals) (*compact.Compactor, error) {
+func compactorFor(store *session.Store, p llm.Provider, model string, info *modelChoice, window int, hooks *policy.Hooks, g *globals) (*compact.Compactor, error) {
 	cfg := compact.Config{Store: store, Provider: p, Model: model, Window: window, Logger: g.logger()}
+	compactHooks(&cfg, hooks, "")
 	if window == 0 && info != nil && info.Known {
 		cfg.Window, cfg.MaxOutput = info.Info.ContextWindow, info.Info.MaxOutput
 	}
@@ -149,6 +156,24 @@ func compactorFor(store *session.Store, p llm.Provider, model string, info *mode
 		cfg.MaxOutput = 0
 	}
 	return compact.New(cfg)
+}
+
+// compactHooks makes the PreCompact and PostCompact hooks of h (nil for
+// none) cfg's Before and After; ws, if set, is where they run.
+func compactHooks(cfg *compact.Config, h *policy.Hooks, ws string) {
+	if h == nil {
+		return
+	}
+	if ws != "" {
+		h.Dir = ws
+	}
+	cfg.Before = func(ctx context.Context, id string, req compact.Request) (string, error) {
+		return h.PreCompact(ctx, policy.CompactEvent{SessionID: id, Trigger: req.Trigger, CustomInstructions: req.Focus})
+	}
+	cfg.After = func(ctx context.Context, id string, x *session.Compaction) {
+		h.PostCompact(ctx, policy.CompactEvent{SessionID: id, Trigger: x.Trigger, CustomInstructions: x.Focus, Kind: x.Kind,
+			Range: x.Range[:], TokensBefore: x.TokensBefore, TokensAfter: x.TokensAfter, Summary: x.Summary})
+	}
 }
 
 // confirmCompaction is the human gate of wield session compact: it shows

@@ -27,8 +27,17 @@ const (
 )
 
 // memoryStore returns the memory of workspace ws ("" for none: user
-// notes only) and of the user. Nothing is read until it is used.
+// notes only) and of the user. Nothing is read until it is used, and a
+// command reads it once: the prompt's index and the memory tools share
+// the store.
 func (g *globals) memoryStore(ws string) *memory.Store {
+	if g.memory == nil || g.memoryWS != ws {
+		g.memory, g.memoryWS = g.newMemoryStore(ws), ws
+	}
+	return g.memory
+}
+
+func (g *globals) newMemoryStore(ws string) *memory.Store {
 	cfg := memory.Config{Logger: g.logger()}
 	if ws != "" {
 		cfg.ProjectDir = workspace.Layout{Root: ws}.Memory()

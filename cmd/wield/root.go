@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wieldhq/wield/mcp"
+	"github.com/wieldhq/wield/memory"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/askuser"
@@ -30,6 +31,8 @@ type globals struct {
 	noMCP     bool
 	jobs      *shell.Jobs
 	mcp       *mcp.Manager
+	memory    *memory.Store // of memoryWS: see memory.go
+	memoryWS  string
 
 	stdin          io.Reader
 	stdout, stderr io.Writer

@@ -191,7 +191,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		}
 	}
 	var compactor agent.Compactor // see compact.go
-	if c, err := compactorFor(store, provider, cfg.Model, chosen, f.window, g); err != nil {
+	if c, err := compactorFor(store, provider, cfg.Model, chosen, f.window, pol.Hooks, g); err != nil {
 		sess.Close()
 		root.Close()
 		return nil, &exitError{exitUsage, err}
@@ -220,6 +220,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		return nil, err
 	}
 	cc := compact.Config{Store: store, Provider: provider, Model: cfg.Model, Window: f.window, Logger: g.logger()}
+	compactHooks(&cc, pol.Hooks, "")
 	if f.window == 0 && chosen != nil && chosen.Known && chosen.Info.MaxOutput < chosen.Info.ContextWindow {
 		cc.Window, cc.MaxOutput = chosen.Info.ContextWindow, chosen.Info.MaxOutput
 	}
