@@ -56,9 +56,21 @@ type Prompt struct {
 	Plan *Document
 	// Todos is the session's todo list.
 	Todos []Todo
+	// Pinned are documents the session keeps in every prompt (see
+	// [PinnedContext]), such as the instructions of skills activated
+	// before a compaction.
+	Pinned []Document
 	// Round holds the current transaction's messages after the task: model
 	// responses and tool results.
 	Round []llm.Message
+}
+
+// PinnedContext is implemented by sessions that keep documents in every
+// prompt, beside the task: a host pins there what a compaction must not
+// lose, such as the instructions of the skills activated before it.
+// Pinned is called once a model call; the documents are the caller's.
+type PinnedContext interface {
+	Pinned() []Document
 }
 
 // prompt returns the prompt of the next model call of the run in state st
@@ -75,6 +87,9 @@ func (a *Agent) prompt(s Session, st *runState) Prompt {
 		if a.cfg.Root != nil {
 			p.References = ReadReferences(a.cfg.Root, pc.References())
 		}
+	}
+	if pc, ok := s.(PinnedContext); ok {
+		p.Pinned = pc.Pinned()
 	}
 	if pc, ok := s.(PlanContext); ok && a.cfg.Root != nil {
 		if path := pc.Plan(); path != "" {
@@ -138,6 +153,13 @@ func BuildPrompt(p Prompt) []llm.Message {
 			}
 		}
 		task.WriteString("</file_references>\n\n")
+	}
+	for _, d := range p.Pinned {
+		fmt.Fprintf(&task, "<pinned path=%q>\n%s", d.Path, d.Content)
+		if !strings.HasSuffix(d.Content, "\n") {
+			task.WriteByte('\n')
+		}
+		task.WriteString("</pinned>\n\n")
 	}
 	if p.Plan != nil {
 		fmt.Fprintf(&task, "<plan path=%q>\n%s", p.Plan.Path, p.Plan.Content)

@@ -146,3 +146,23 @@ func TestExpireResults(t *testing.T) {
 		t.Errorf("note = %q", got)
 	}
 }
+
+// pinnedSession is a MemorySession that pins one document.
+type pinnedSession struct {
+	*MemorySession
+	docs []Document
+}
+
+func (s pinnedSession) Pinned() []Document { return s.docs }
+
+func TestPromptPinsDocuments(t *testing.T) {
+	a := &Agent{}
+	s := pinnedSession{MemorySession: &MemorySession{}, docs: []Document{{Path: "/ws/.agents/skills/x/SKILL.md", Content: "Do x."}}}
+	p := a.prompt(s, &runState{task: "the task"})
+	msgs := BuildPrompt(p)
+	got := msgs[len(msgs)-1].Content
+	want := "<pinned path=\"/ws/.agents/skills/x/SKILL.md\">\nDo x.\n</pinned>\n\nthe task"
+	if got != want {
+		t.Errorf("task message = %q, want %q", got, want)
+	}
+}
