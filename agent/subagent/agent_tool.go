@@ -39,7 +39,7 @@ func (r *Runner) newAgentTool(hidden bool) *tool.Tool {
 		MaxParallel, MaxDepth, SpawnBudget, ReportLimit int
 		Agents                                          []agentType
 	}{r.cfg.MaxParallel, r.cfg.MaxDepth, r.cfg.SpawnBudget, r.cfg.ReportLimit, nil}
-	names := r.cfg.Definitions.Names()
+	names := r.offered()
 	for _, n := range names {
 		d, _ := r.cfg.Definitions.Get(n)
 		data.Agents = append(data.Agents, agentType{n, oneLine(d.Description, 400)})
@@ -74,11 +74,23 @@ func (r *Runner) newAgentTool(hidden bool) *tool.Tool {
 	}, r.delegate)
 }
 
+// offered returns the agent types the agent tool offers: the
+// definitions, without the internal ones.
+func (r *Runner) offered() []string {
+	var names []string
+	for _, n := range r.cfg.Definitions.Names() {
+		if _, internal := r.internal[n]; !internal {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
 // delegate runs one child to completion and returns its report.
 func (r *Runner) delegate(ctx context.Context, c *tool.Call, in AgentInput) (tool.Result, error) {
 	def, ok := r.cfg.Definitions.Get(in.Type)
-	if !ok { // the schema's enum keeps this out; a definition set is immutable
-		return tool.Failure(fmt.Sprintf("there is no agent type %q; use one of %s", in.Type, strings.Join(r.cfg.Definitions.Names(), ", "))), nil
+	if _, internal := r.internal[in.Type]; !ok || internal { // the schema's enum keeps these out
+		return tool.Failure(fmt.Sprintf("there is no agent type %q; use one of %s", in.Type, strings.Join(r.offered(), ", "))), nil
 	}
 	caller := r.lookup(c.SessionID)
 	depth, run, refusal := r.admit(c, caller)
@@ -89,7 +101,7 @@ func (r *Runner) delegate(ctx context.Context, c *tool.Call, in AgentInput) (too
 		return tool.Failure("cancelled while waiting for a free place to run the agent: " + err.Error()), nil
 	}
 	defer r.release(depth)
-	rep, err := r.start(ctx, c, caller, def, depth, run, in)
+	rep, err := r.start(ctx, c, caller, def, depth, run, in, true)
 	if err != nil {
 		return tool.Failure(err.Error()), nil
 	}

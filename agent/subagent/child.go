@@ -33,8 +33,9 @@ func (e errTimedOut) Error() string { return fmt.Sprintf("ran out of time after 
 
 // start runs a child of def for the call c of caller (nil for the top
 // level), from its session's creation to its report. The error says why
-// the child could not start; once started, a child always reports.
-func (r *Runner) start(ctx context.Context, c *tool.Call, caller *child, def *Definition, depth int, run string, in AgentInput) (*Report, error) {
+// the child could not start; once started, a child always reports. With
+// link, its start and its report are recorded in the parent's session.
+func (r *Runner) start(ctx context.Context, c *tool.Call, caller *child, def *Definition, depth int, run string, in AgentInput, link bool) (*Report, error) {
 	provider, model, err := r.model(def)
 	if err != nil {
 		return nil, err
@@ -62,6 +63,7 @@ func (r *Runner) start(ctx context.Context, c *tool.Call, caller *child, def *De
 		}
 	}()
 	parent, linked := r.parentSession(c.SessionID)
+	linked = linked && link
 	if linked {
 		if err := parent.AgentStarted(ctx, c.ID, def.Name, ch.id); err != nil {
 			r.cfg.Logger.Warn("cannot record a subagent's start in its parent's session", "session", c.SessionID, "child", ch.id, "err", err)

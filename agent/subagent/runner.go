@@ -49,6 +49,12 @@ type Config struct {
 	// Definitions are the agent types the parent may start; nil means
 	// only the built-in [General].
 	Definitions *Set
+	// Internal are agent types the host runs itself through [Runner.Ask]
+	// (such as a reviewer of compactions), never offered to a model. A
+	// definition of the same name in Definitions replaces one of these,
+	// so that a project can set its model or prompt, and is not offered
+	// either.
+	Internal []*Definition
 	// Provider and Model are the parent's model, which children use
 	// unless their definition names another.
 	Provider llm.Provider
@@ -115,10 +121,13 @@ type Runner struct {
 	sems       []chan struct{} // by the depth of the children they admit, from 1
 	maxTimeout time.Duration
 
+	internal map[string]*Definition // Config.Internal, replaced by Definitions of the same name
+
 	mu       sync.Mutex
 	children map[string]*child // running children by session id
 	spawned  map[string]int    // children started, by run
 	seq      map[string]int    // the last child number, by parent session
+	asked    int               // the children Ask started
 }
 
 // New returns a runner, or an error naming what the config lacks.
@@ -152,8 +161,25 @@ func New(cfg Config) (*Runner, error) {
 	}
 	r := &Runner{cfg: cfg, complete: map[string]*tool.Tool{}, final: map[string]*tool.Tool{}, outputs: map[string]*schema.Schema{},
 		children: map[string]*child{}, spawned: map[string]int{}, seq: map[string]int{}, maxTimeout: cfg.Timeout}
+	r.internal = map[string]*Definition{}
+	defs := make([]*Definition, 0, len(cfg.Internal))
+	for _, d := range cfg.Internal {
+		if !namePattern.MatchString(d.Name) {
+			return nil, fmt.Errorf("subagent: internal agent %q: the name must match %s", d.Name, namePattern)
+		}
+		if own, ok := cfg.Definitions.Get(d.Name); ok {
+			d = own
+		} else {
+			defs = append(defs, d)
+		}
+		r.internal[d.Name] = d
+	}
 	for _, name := range cfg.Definitions.Names() {
 		d, _ := cfg.Definitions.Get(name)
+		defs = append(defs, d)
+	}
+	for _, d := range defs {
+		name := d.Name
 		if d.Output != nil {
 			s, err := schema.Compile(d.Output, &schema.CompileOptions{URL: "wield:agent-output.json"})
 			if err != nil {
