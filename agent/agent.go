@@ -73,6 +73,10 @@ type Config struct {
 	// session's prompt view changed, the loop rebuilds the history and
 	// the round from the session's History and Pool.
 	Compactor Compactor
+	// Rounds, if set, is told when each transaction of a run (a round of
+	// work: a task, or its continuation after approvals) starts and ends;
+	// package ledger's Tracker snapshots the workspace there.
+	Rounds RoundObserver
 	// OnEvent receives the run's events, on the goroutine running the loop
 	// or the runner's (serialised).
 	OnEvent func(Event)
@@ -87,6 +91,15 @@ type Config struct {
 // the session could not be written.
 type Compactor interface {
 	MaybeCompact(ctx context.Context, sessionID string, usage llm.Usage) (bool, error)
+}
+
+// A RoundObserver is told when a run's transaction starts (before the
+// session's Begin or the resumption, before any tool runs) and when it
+// ends (after the last tool, before the commit, abort or pause). An error
+// stops the run: it means the session could not be written.
+type RoundObserver interface {
+	RoundStarted(ctx context.Context, sessionID string) error
+	RoundEnded(ctx context.Context, sessionID string) error
 }
 
 // An Agent runs tasks. It is safe for concurrent use on different sessions.

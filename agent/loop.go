@@ -41,9 +41,22 @@ func (a *Agent) drive(ctx context.Context, s Session, start func(*Outcome) (*run
 	begun := time.Now()
 	out := &Outcome{}
 	a.emit(Event{Kind: EventRunStarted, Session: s.ID()})
-	st, err := start(out)
+	var err error
+	if a.cfg.Rounds != nil {
+		err = a.cfg.Rounds.RoundStarted(ctx, s.ID())
+	}
+	var st *runState
+	if err == nil {
+		st, err = start(out)
+	}
 	if err == nil && out.Reason != StopApproval {
 		err = a.loop(ctx, s, st, out)
+	}
+	if a.cfg.Rounds != nil {
+		// Detached: the round's changes are recorded even when ctx is done.
+		if rerr := a.cfg.Rounds.RoundEnded(context.WithoutCancel(ctx), s.ID()); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("record the round's changes in session %s: %w", s.ID(), rerr))
+		}
 	}
 	switch {
 	case err != nil:

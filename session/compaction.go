@@ -297,10 +297,10 @@ func (s *State) ActiveCompactions() []Compaction {
 	return out
 }
 
-// CompactionGeneration counts the compaction and uncompaction records
+// CompactionGeneration counts the compaction, uncompaction and rewind records
 // folded so far: it changes whenever the prompt view may have.
 func (s *State) CompactionGeneration() int {
-	n := len(s.Compactions)
+	n := len(s.Compactions) + len(s.Rewinds)
 	for _, c := range s.Compactions {
 		if c.Undone {
 			n++
@@ -362,10 +362,11 @@ type projector struct {
 	st    *State
 	spans []Compaction // active summaries, by start
 	masks [][2]int     // active masks, merged, by start
+	hide  [][2]int     // turns a conversation rewind hides
 }
 
 func newProjector(st *State) *projector {
-	p := &projector{st: st}
+	p := &projector{st: st, hide: st.hiddenRanges()}
 	for _, c := range st.ActiveCompactions() {
 		switch c.Kind {
 		case CompactionSummary:
@@ -397,6 +398,12 @@ func (p *projector) messages(from, to int) []llm.Message {
 	}
 	mask := 0
 	for n := from + 1; n <= to; n++ {
+		if p.hidden(n) {
+			for span < len(p.spans) && p.spans[span].Range[0] <= n {
+				span++
+			}
+			continue
+		}
 		if span < len(p.spans) && p.spans[span].Range[0] == n {
 			b.add(&Turn{Kind: TurnCompressedHistory, Text: SummaryMessage(&p.spans[span])})
 			n = p.spans[span].Range[1]
@@ -418,6 +425,16 @@ func (p *projector) messages(from, to int) []llm.Message {
 		b.add(t)
 	}
 	return b.out
+}
+
+// hidden reports whether a conversation rewind hides turn n.
+func (p *projector) hidden(n int) bool {
+	for _, h := range p.hide {
+		if h[0] <= n && n <= h[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // checkCompaction reports whether c can be recorded in st: a known kind,

@@ -32,6 +32,9 @@ const (
 	opFork       = "fork"       // records the fork origin
 	opPause      = "pause"      // the open transaction awaits approval of Pending
 	opMode       = "mode"       // the session enters Mode, with Plan
+	opFiles      = "files"      // appends Files to the mutation ledger
+	opChange     = "change"     // opens or closes the mutation transaction Change
+	opRewind     = "rewind"     // records Rewind, with the Files it changed
 )
 
 // An event is one line of a journal after the header.
@@ -52,6 +55,9 @@ type event struct {
 	Mode       string                     `json:"mode,omitempty"`
 	Plan       string                     `json:"plan,omitempty"`
 	Compaction *Compaction                `json:"compaction,omitempty"`
+	Files      []FileRecord               `json:"files,omitempty"`
+	Change     *ChangeTx                  `json:"change,omitempty"`
+	Rewind     *Rewind                    `json:"rewind,omitempty"`
 }
 
 // A CorruptError reports a journal line that cannot be read. Only a torn
@@ -275,6 +281,8 @@ func (f *folder) apply(e *event) error {
 		st.Compactions[i].Undone = true
 	case opFork:
 		st.ForkedFrom = e.Origin
+	case opFiles, opChange, opRewind:
+		return foldFiles(st, e)
 	case opPause:
 		if !st.Open() {
 			return errors.New("pause with no open transaction")

@@ -65,6 +65,7 @@ func (s *Session) State() *State {
 	st.References = slices.Clone(st.References)
 	st.Todos = slices.Clone(st.Todos)
 	st.Compactions = slices.Clone(st.Compactions)
+	cloneLedger(&st)
 	return &st
 }
 

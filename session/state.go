@@ -260,6 +260,14 @@ type State struct {
 	// ones marked; [State.Project] applies the active ones. Turns stay
 	// whole whatever they say.
 	Compactions []Compaction
+	// Files is the mutation ledger: every file change recorded, oldest
+	// first (see [FileRecord]).
+	Files []FileRecord
+	// ChangeTxs lists the mutation transactions, oldest first.
+	ChangeTxs []ChangeTx
+	// Rewinds lists the undos and rewinds, oldest first; the conversation
+	// rewinds in effect hide their turns from [State.Project].
+	Rewinds []Rewind
 }
 
 // A ForkOrigin names where a forked session came from.

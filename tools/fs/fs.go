@@ -31,6 +31,10 @@ type Config struct {
 	// mode they add file references instead of returning content. A
 	// [*session.Store] serves. Nil means every read returns content.
 	Sessions Sessions
+	// Recorder is told of every file write_file and replace change, so
+	// that the change can be undone (see package ledger). Nil records
+	// nothing.
+	Recorder Recorder
 }
 
 // Sessions finds the sessions that calls run in. [*session.Store]

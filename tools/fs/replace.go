@@ -55,7 +55,7 @@ func NewReplace(cfg Config) *tool.Tool {
 
 type replacer struct{ cfg Config }
 
-func (r replacer) replace(ctx context.Context, _ *tool.Call, w *workspace, in ReplaceInput) (tool.Result, error) {
+func (r replacer) replace(ctx context.Context, c *tool.Call, w *workspace, in ReplaceInput) (tool.Result, error) {
 	t, res, ok := openTarget(w, in.Path)
 	if !ok {
 		return res, nil
@@ -70,6 +70,9 @@ func (r replacer) replace(ctx context.Context, _ *tool.Call, w *workspace, in Re
 		}
 		if err := writeAtomic(w.root, t.rel, []byte(in.NewString), newFileMode); err != nil {
 			return tool.Failure(describePathError(in.Path, err) + "; nothing was written"), nil
+		}
+		if err := r.cfg.record(ctx, c, w, t.rel, nil, []byte(in.NewString), newFileMode); err != nil {
+			return tool.Result{}, err
 		}
 		n := countLines([]byte(in.NewString))
 		return tool.Result{Success: true,
@@ -88,6 +91,9 @@ func (r replacer) replace(ctx context.Context, _ *tool.Call, w *workspace, in Re
 	}
 	if err := writeAtomic(w.root, t.rel, ed.content, t.mode); err != nil {
 		return tool.Failure(describePathError(in.Path, err) + "; the file was not changed"), nil
+	}
+	if err := r.cfg.record(ctx, c, w, t.rel, &t, ed.content, t.mode); err != nil {
+		return tool.Result{}, err
 	}
 	a, b := splitLines(string(toLF(t.old))), splitLines(string(toLF(ed.content)))
 	es := diffLines(a, b)

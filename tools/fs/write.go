@@ -44,7 +44,7 @@ func NewWrite(cfg Config) *tool.Tool {
 
 type writer struct{ cfg Config }
 
-func (wr writer) write(ctx context.Context, _ *tool.Call, w *workspace, in WriteInput) (tool.Result, error) {
+func (wr writer) write(ctx context.Context, c *tool.Call, w *workspace, in WriteInput) (tool.Result, error) {
 	t, res, ok := openTarget(w, in.Path)
 	if !ok {
 		return res, nil
@@ -80,6 +80,9 @@ func (wr writer) write(ctx context.Context, _ *tool.Call, w *workspace, in Write
 	}
 	if err := writeAtomic(w.root, t.rel, content, mode); err != nil {
 		return tool.Failure(describePathError(in.Path, err) + "; the file was not changed"), nil
+	}
+	if err := wr.cfg.record(ctx, c, w, t.rel, &t, content, mode); err != nil {
+		return tool.Result{}, err
 	}
 	data.Lines, data.Bytes = countLines(content), len(content)
 	out := newOutput(wr.cfg.OutputBudget)
