@@ -42,6 +42,14 @@ type Config struct {
 	Reviewer      llm.Provider
 	ReviewerModel string
 	NoReview      bool
+	// Review, if set, reviews summaries instead of a call to Reviewer:
+	// usually a reviewer agent (agent/subagent's Runner.Ask) with a
+	// session of its own and [ReviewChecklist] in its prompt. It gets the
+	// id of the session compacted and the material to review (the
+	// original turns, the ledger and the candidate), and returns the
+	// verdict as JSON ({approved, missing}; see [ParseVerdict]) and who
+	// reviewed, for the record (the reviewer's session).
+	Review func(ctx context.Context, sessionID, material string) (verdict, reviewer string, err error)
 	// Window is the model's context window in tokens and MaxOutput its
 	// output limit (llm/catalog has both). Zero Window turns automatic
 	// compaction off; [Compactor.Compact] still works.

@@ -562,3 +562,47 @@ func (s *spy) Stream(ctx context.Context, req *llm.Request, handle func(llm.Even
 	}
 	return s.Provider.Stream(ctx, req, handle)
 }
+
+// TestReviewAgent: with Config.Review, the reviewer is whatever it calls
+// (an agent in wield): it gets the session's id and the material, its
+// rejection drives the repair round, and the verdict names it.
+func TestReviewAgent(t *testing.T) {
+	store := newStore(t)
+	s, err := store.Create(session.Header{ID: "ra"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	writeSession(t, s)
+	p := script(t, entry(whenRepair, "REPAIRED: wrote a.go and b.go."), entry(whenSummary, "Wrote a.go."))
+	var material []string
+	review := func(_ context.Context, id, m string) (string, string, error) {
+		if id != "ra" {
+			t.Errorf("reviewed session %q", id)
+		}
+		material = append(material, m)
+		if strings.Contains(m, "REPAIRED") {
+			return `{"approved":true}`, "ra.1", nil
+		}
+		return `{"approved":false,"missing":["b.go"]}`, "ra.1", nil
+	}
+	c, err := New(Config{Store: store, Provider: p, Window: 100_000, Review: review})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := c.Compact(t.Context(), "ra", Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := x.Verdict; !v.Approved || !v.Repaired || v.Reviewer != "ra.1" || x.Summary != "REPAIRED: wrote a.go and b.go." {
+		t.Errorf("verdict %+v, summary %q", v, x.Summary)
+	}
+	if len(material) != 2 || !strings.Contains(material[0], "<candidate_summary>\nWrote a.go.") || !strings.Contains(material[0], "<original_turns>") {
+		t.Errorf("the reviewer got %q", material)
+	}
+	for _, r := range p.Requests() {
+		if strings.Contains(r.Messages[0].Content, whenReview) {
+			t.Error("the reviewer model was called although Review is set")
+		}
+	}
+}
