@@ -41,7 +41,7 @@ func (p *Policy) Explain(toolName, line string) ([]CommandVerdict, error) {
 	out := make([]CommandVerdict, 0, len(parsed.Commands))
 	for _, c := range parsed.Commands {
 		src := strings.TrimSpace(line[c.Start:c.End])
-		v := p.judgeCommand(toolName, c, line)
+		v := p.judgeCommand(toolName, c, line, nil)
 		cv := CommandVerdict{Command: src, Start: c.Start, End: c.End, Verdict: v.verdict, Reason: v.reason}
 		why := readOnlyCommand(c, src)
 		cv.ReadOnly = why == ""

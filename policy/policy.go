@@ -92,6 +92,9 @@ type Policy struct {
 	ShellTools, EditTools, MemoryTools []string
 	// Hooks run before and after calls; nil means none.
 	Hooks *Hooks
+	// Grants pre-approve calls of one session, such as the allowed-tools
+	// of the skills active in it (see [GrantSource]); nil means none.
+	Grants GrantSource
 	// Logger receives warnings, and the Hooks that settings files add
 	// ([Policy.Apply]) log to it too; a nil Logger discards them.
 	Logger *slog.Logger
@@ -278,7 +281,7 @@ func (p *Policy) judge(c *tool.Call, name string, t *tool.Tool, args json.RawMes
 		if !ok {
 			return tool.Decision{Verdict: tool.Ask, Reason: "the shell call has no command string"}
 		}
-		if d, ok := p.judgeShell(name, line); ok {
+		if d, ok := p.judgeShell(name, line, p.grants(c, name)); ok {
 			if d.Verdict == tool.Allow || d.Verdict == tool.Deny || mode != ModeYolo {
 				return d
 			}
@@ -302,6 +305,11 @@ func (p *Policy) judge(c *tool.Call, name string, t *tool.Tool, args json.RawMes
 	for _, r := range p.rules(Allow, name) {
 		if r.matchesArgs(p.Root, args) {
 			return tool.Decision{Verdict: tool.Allow, Reason: "allowed by " + r.String()}
+		}
+	}
+	for _, r := range p.grants(c, name) {
+		if r.matchesArgs(p.Root, args) {
+			return tool.Decision{Verdict: tool.Allow, Reason: "pre-approved by " + r.String() + grantedBy}
 		}
 	}
 	if planFile {

@@ -60,7 +60,7 @@ type shellVerdict struct {
 // the line, and x[$(cmd)] in a variable's value runs cmd in an
 // arithmetic context that no rule has seen. A command no rule covers
 // falls back to ask.
-func (p *Policy) judgeShell(toolName, line string) (tool.Decision, bool) {
+func (p *Policy) judgeShell(toolName, line string, grants []Rule) (tool.Decision, bool) {
 	parsed, err := shellcmd.Parse(line)
 	if err != nil {
 		return tool.Decision{Verdict: tool.Ask, Reason: fmt.Sprintf("the command line could not be parsed (%v), so no rule can vouch for it", err)}, true
@@ -72,7 +72,7 @@ func (p *Policy) judgeShell(toolName, line string) (tool.Decision, bool) {
 	allowed, blocked := 0, false
 	var ask []string
 	for _, c := range cmds {
-		v := p.judgeCommand(toolName, c, line)
+		v := p.judgeCommand(toolName, c, line, grants)
 		switch v.verdict {
 		case tool.Deny:
 			return tool.Decision{Verdict: tool.Deny, Reason: v.reason}, true
@@ -113,7 +113,7 @@ func dataAsCode(evals []shellcmd.Eval) string {
 }
 
 // judgeCommand decides one simple command against the shell rules.
-func (p *Policy) judgeCommand(toolName string, c shellcmd.Command, line string) shellVerdict {
+func (p *Policy) judgeCommand(toolName string, c shellcmd.Command, line string, grants []Rule) shellVerdict {
 	src := strings.TrimSpace(line[c.Start:c.End])
 	if len(c.Args) == 0 {
 		// Only assignments or redirections: judged by its redirections.
@@ -137,6 +137,13 @@ func (p *Policy) judgeCommand(toolName string, c shellcmd.Command, line string) 
 		if r.Specifier == "" || shellMatch(parseShellPattern(r.Specifier), c, false) {
 			allowedBy = &r
 			break
+		}
+	}
+	for _, r := range grants {
+		// A grant of the bare shell would approve every command: grants
+		// name commands.
+		if allowedBy == nil && r.Specifier != "" && shellMatch(parseShellPattern(r.Specifier), c, false) {
+			allowedBy = &r
 		}
 	}
 	if allowedBy == nil {
