@@ -109,6 +109,27 @@ func (cfg *Config) session(c *tool.Call) *session.Session {
 	return s
 }
 
+// Active returns the skills activated in session id that are still
+// loaded, sorted by name; nil when Sessions does not have the session
+// open. The host gives their AllowedTools to the policy as grants
+// (policy.GrantSource), which never reach past the user's rules.
+func (cfg Config) Active(id string) []*skill.Skill {
+	s := cfg.session(&tool.Call{SessionID: id})
+	if s == nil {
+		return nil
+	}
+	var out []*skill.Skill
+	for k := range s.State().Meta {
+		if name, ok := strings.CutPrefix(k, MetaPrefix); ok {
+			if sk, ok := cfg.set().Get(name); ok {
+				out = append(out, sk)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *skill.Skill) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
 // A Reactivation is a skill to pin in the prompt again.
 type Reactivation struct {
 	Name, Path, Body string

@@ -89,6 +89,9 @@ func TestActivateJournalsAndReinjectsAfterCompaction(t *testing.T) {
 	if err := json.Unmarshal(raw, &a); err != nil || a.CallID != "call-1" || a.Generation != 0 {
 		t.Errorf("journaled activation = %+v (%v)", a, err)
 	}
+	if got := f.cfg.Active(f.sess.ID()); len(got) != 1 || got[0].AllowedTools[1] != "run_shell_command(python3 scripts/fill.py:*)" {
+		t.Errorf("Active = %v; want pdf-forms with its allowed-tools", got)
+	}
 	if got := f.cfg.Reactivated(f.sess.ID()); got != nil {
 		t.Errorf("Reactivated before any compaction = %v; want nil", got)
 	}
