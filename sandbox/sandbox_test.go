@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -381,4 +382,27 @@ func TestHelperRequired(t *testing.T) {
 	if _, err := sandbox.New(t.Context(), sandbox.Config{}); err == nil {
 		t.Error("New without a helper succeeded")
 	}
+}
+
+// TestWrap starts a wrapped command as a caller that runs the process
+// itself would, and checks that the sandbox holds.
+func TestWrap(t *testing.T) {
+	each(t, func(t *testing.T, sb *sandbox.Sandbox) {
+		scratch := t.TempDir()
+		w, err := sb.Wrap(&sandbox.Command{Args: sh("echo in > f && cat f && echo x > /etc/wield-wrap-test"), Scratch: scratch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Cleanup()
+		cmd := exec.Command(w.Args[0], w.Args[1:]...)
+		cmd.Env = w.Env
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.HasPrefix(string(out), "in\n") {
+			t.Errorf("wrapped command: %v, output %q; want it to write its scratch directory and fail at /etc", err, out)
+		}
+		if _, err := os.Stat("/etc/wield-wrap-test"); err == nil {
+			os.Remove("/etc/wield-wrap-test")
+			t.Error("/etc/wield-wrap-test was created")
+		}
+	})
 }

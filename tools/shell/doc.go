@@ -116,6 +116,22 @@
 // supervisors were killed with it, [Sweep] kills what is left of the
 // commands its results recorded as running ([RunData.Marker]).
 //
+// # Sandboxing
+//
+// With [Config.Sandbox] every command runs in that sandbox (package
+// sandbox): the system read-only, writes allowed only beneath the
+// workspace root and a scratch directory made for the command and removed
+// when it ends (its TMPDIR), no network unless [Config.SandboxNetwork],
+// and, under bubblewrap, a PID namespace of its own. The sandbox helper
+// takes the shell's place in the process tree, under the supervisor when
+// there is one, so limits, background jobs and the killing of what a
+// command leaves behind work as without a sandbox. The sandbox's CPU,
+// memory and file size limits are off: the shell's own limits bound a
+// command. Caches beneath HOME are read-only too, so tools that write
+// them (go build's GOCACHE, npm's cache) need them pointed into the
+// workspace or TMPDIR. Without a sandbox the directory check is a
+// convenience, not a boundary.
+//
 // # Background jobs
 //
 // A [Jobs] table holds the background jobs, by ids such as "job-1", and

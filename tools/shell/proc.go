@@ -76,6 +76,20 @@ type procSpec struct {
 	// supervisor, when set, is the command line of the supervisor that
 	// runs the shell (Config.Supervisor).
 	supervisor []string
+	// argv, when set, is what to execute instead of shell -c command: the
+	// sandbox helper's command line that runs it.
+	argv []string
+	// cleanup, when set, is called once the command and all it started
+	// have ended.
+	cleanup func()
+}
+
+// commandLine returns what spec executes.
+func (spec *procSpec) commandLine() []string {
+	if spec.argv != nil {
+		return spec.argv
+	}
+	return []string{spec.shell, "-c", spec.command}
 }
 
 // A proc is one running command: a shell in a session of its own, the
@@ -147,9 +161,10 @@ func startProc(spec procSpec, emit func(tool.Event)) (*proc, error) {
 			return nil, err
 		}
 	} else {
+		argv := spec.commandLine()
 		cmd = &exec.Cmd{
-			Path:        spec.shell,
-			Args:        []string{spec.shell, "-c", spec.command},
+			Path:        argv[0],
+			Args:        argv,
 			Dir:         spec.dir,
 			Env:         append(spec.env, marker),
 			Stdout:      w, // one pipe for both, so the two streams interleave as written
@@ -359,6 +374,9 @@ loop:
 	p.mu.Lock()
 	p.finished = time.Now()
 	p.mu.Unlock()
+	if p.spec.cleanup != nil {
+		p.spec.cleanup()
+	}
 	close(p.done)
 }
 

@@ -117,11 +117,20 @@ func (s *shell) run(ctx context.Context, c *tool.Call, in RunInput) (tool.Result
 	if !in.Background {
 		emit = progressEvents(c.Emit)
 	}
-	p, err := startProc(procSpec{
+	spec := procSpec{
 		shell: s.path, command: in.Command, desc: in.Description, dir: dir,
 		env: s.environ(), capture: s.cfg.CaptureLimit, limits: lim, supervisor: s.cfg.Supervisor,
-	}, emit)
+	}
+	if s.cfg.Sandbox != nil {
+		if err := s.sandboxed(&spec, c.Root); err != nil {
+			return tool.Failure("cannot start the command in the sandbox: " + err.Error()), nil
+		}
+	}
+	p, err := startProc(spec, emit)
 	if err != nil {
+		if spec.cleanup != nil {
+			spec.cleanup()
+		}
 		return tool.Failure("cannot start the command: " + err.Error()), nil
 	}
 	if jobs != nil {

@@ -14,6 +14,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/wieldhq/wield/sandbox"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/workspace"
 )
@@ -83,6 +84,15 @@ type Config struct {
 	// that commands run as children of the host itself. The tools copy
 	// the slice.
 	Supervisor []string
+	// Sandbox, when set, runs every command in it: the system read-only,
+	// writes allowed only to the workspace and to a scratch directory made
+	// for the command (its TMPDIR), no network unless SandboxNetwork; see
+	// "Sandboxing" in the package documentation. Nil means that commands
+	// run with all the rights of the user running wield. The policy
+	// decides which commands run either way.
+	Sandbox *sandbox.Sandbox
+	// SandboxNetwork allows sandboxed commands the network.
+	SandboxNetwork bool
 }
 
 // Tools returns the shell tools in display order: run_shell_command,
@@ -138,6 +148,8 @@ func newShell(cfg Config) *shell {
 		"Inactivity":   int(cfg.Inactivity / time.Second),
 		"YieldAfter":   int(cfg.YieldAfter / time.Second),
 		"CaptureMiB":   cfg.CaptureLimit >> 20,
+		"Sandboxed":    cfg.Sandbox != nil,
+		"Network":      cfg.SandboxNetwork,
 	}
 	return s
 }
@@ -267,4 +279,33 @@ func spill(c *tool.Call, name string, out []byte) (string, error) {
 		return "", err
 	}
 	return rel, nil
+}
+
+// sandboxed makes spec run its shell in the sandbox, with the workspace
+// of root and a scratch directory of its own writable. The scratch
+// directory is removed when the command has ended.
+func (s *shell) sandboxed(spec *procSpec, root *os.Root) error {
+	ws, err := filepath.Abs(root.Name())
+	if err != nil {
+		return err
+	}
+	scratch, err := os.MkdirTemp("", "wield-shell-")
+	if err != nil {
+		return fmt.Errorf("scratch directory: %w", err)
+	}
+	env := append(slices.DeleteFunc(slices.Clone(spec.env), func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") }), "TMPDIR="+scratch)
+	w, err := s.cfg.Sandbox.Wrap(&sandbox.Command{
+		Args: []string{spec.shell, "-c", spec.command}, Dir: spec.dir, Env: env,
+		Scratch: scratch, Workspace: ws, Network: s.cfg.SandboxNetwork,
+		// The shell's own limits bound the command's time and output;
+		// builds and test runs need more than the sandbox's defaults.
+		CPUTime: -1, Memory: -1, MaxFileSize: -1,
+	})
+	if err != nil {
+		os.RemoveAll(scratch)
+		return err
+	}
+	spec.argv, spec.env = w.Args, w.Env
+	spec.cleanup = func() { os.RemoveAll(scratch) }
+	return nil
 }

@@ -252,7 +252,7 @@ func supervisedCmd(spec procSpec, token string, out *os.File) (*exec.Cmd, *super
 	unix.SetNonblock(fds[0], true)
 	sup := &supervised{ctl: os.NewFile(uintptr(fds[0]), "supervisor"), child: os.NewFile(uintptr(fds[1]), "supervisor-control")}
 	sup.r = bufio.NewReaderSize(sup.ctl, 256)
-	args := append(append([]string(nil), spec.supervisor...), token, spec.shell, "-c", spec.command)
+	args := append(append(append([]string(nil), spec.supervisor...), token), spec.commandLine()...)
 	cmd := &exec.Cmd{
 		Path:       spec.supervisor[0],
 		Args:       args,

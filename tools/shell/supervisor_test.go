@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/wieldhq/wield/sandbox"
 )
 
 // supervisorArg, as the first argument of the test binary, makes it a
@@ -21,6 +23,9 @@ const supervisorArg = "__shell-supervisor"
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == supervisorArg {
 		os.Exit(Supervise(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		os.Exit(sandbox.Enter(os.Args[2:]))
 	}
 	os.Exit(m.Run())
 }
