@@ -1,6 +1,7 @@
 // Package skills provides the tools that let a model find, activate and
 // write skills ([skill.Skill]): activate_skill, list_skills, skill_search
-// and create_skill.
+// and create_skill; and list_plugins, which lists the installed plugins
+// (enabling one is the user's, never a tool's).
 //
 // The tools are built with a [Config]: the [skill.Catalog] to read, the
 // directory create_skill writes to, and the session store that journals

@@ -173,3 +173,21 @@ func TestCreateSkill(t *testing.T) {
 		t.Error("create_skill is read-only, so the policy would not ask")
 	}
 }
+
+func TestListPlugins(t *testing.T) {
+	lister := PluginListerFunc(func() ([]PluginInfo, error) {
+		return []PluginInfo{{Name: "lint-helper", Version: "0.3.0", Enabled: true, Contents: []string{"command /review"}}, {Name: "other", Changed: true}}, nil
+	})
+	tl := ListPlugins(lister)
+	if err := tooltest.Check(t.Context(), tl, tooltest.Cases{Valid: []string{`{}`}, Invalid: []string{`{"a":1}`}}); err != nil {
+		t.Error(err)
+	}
+	res, err := tl.Handler().Handle(t.Context(), &tool.Call{}, json.RawMessage(`{}`))
+	if err != nil || !strings.Contains(res.Output, "- lint-helper 0.3.0 (enabled)") || !strings.Contains(res.Output, "command /review") || !strings.Contains(res.Output, "changed since the user trusted it") {
+		t.Errorf("list_plugins = %+v, %v", res, err)
+	}
+	res, _ = ListPlugins(nil).Handler().Handle(t.Context(), &tool.Call{}, json.RawMessage(`{}`))
+	if res.Output != "No plugins are installed." {
+		t.Errorf("list_plugins without plugins = %q", res.Output)
+	}
+}
