@@ -98,19 +98,34 @@ func sections(t *Text) []section {
 			fence = f
 		} else if fence == "" {
 			if level, title := headingOf(line); level > 0 {
-				if pos > cur.start {
-					cur.end = pos
-					secs = append(secs, cur)
-				}
 				path = append(path[:min(len(path), level-1)], make([]string, max(0, level-1-len(path)))...)
 				path = append(path, title)
-				cur = section{start: pos, heading: joinHeadings(path)}
+				switch {
+				case pos == cur.start:
+					cur.heading = joinHeadings(path)
+				case headingOnly(body[cur.start:pos]):
+					// A heading with nothing under it but a subheading
+					// joins the section that follows.
+					cur.heading = joinHeadings(path)
+				default:
+					cur.end = pos
+					secs = append(secs, cur)
+					cur = section{start: pos, heading: joinHeadings(path)}
+				}
 			}
 		}
 		pos = end
 	}
 	cur.end = len(body)
 	return append(secs, cur)
+}
+
+// headingOnly reports whether a section's text is its heading line and
+// blank lines.
+func headingOnly(text string) bool {
+	first, rest, _ := strings.Cut(text, "\n")
+	level, _ := headingOf(first)
+	return level > 0 && strings.TrimSpace(rest) == ""
 }
 
 func joinHeadings(path []string) string {

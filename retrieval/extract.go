@@ -57,6 +57,16 @@ type Text struct {
 	Pages []int
 }
 
+// Lines returns the number of lines of the body; a final newline ends
+// the last line rather than starting another.
+func (t *Text) Lines() int {
+	n := strings.Count(t.Body, "\n")
+	if t.Body != "" && !strings.HasSuffix(t.Body, "\n") {
+		n++
+	}
+	return n
+}
+
 // PageOf returns the page that line is on, or 0 for a text without
 // pages.
 func (t *Text) PageOf(line int) int {

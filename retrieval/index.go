@@ -86,6 +86,7 @@ func (l *Library) Index(ctx context.Context, root *os.Root, collection string, p
 	if err := os.MkdirAll(l.cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("retrieval: %w", err)
 	}
+	ignoreSelf(l.cfg.Dir)
 	lock := flock.New(filepath.Join(l.cfg.Dir, collection+".lock"))
 	if _, err := lock.TryLockContext(ctx, 50*time.Millisecond); err != nil {
 		return nil, fmt.Errorf("collection %s: lock: %w", collection, err)
@@ -300,7 +301,7 @@ func (l *Library) indexFile(ctx context.Context, root *os.Root, st Store, f wfs.
 		return 0, 0, fmt.Errorf("%w: %v", errSkip, err)
 	}
 	doc := Document{Path: f.Path, Kind: text.Kind, Title: text.Title, Hash: hash, Size: f.Size, ModTime: f.ModTime,
-		Lines: strings.Count(text.Body, "\n") + 1, Pages: len(text.Pages), Indexed: l.cfg.Now().UTC()}
+		Lines: text.Lines(), Pages: len(text.Pages), Indexed: l.cfg.Now().UTC()}
 	chunks := MakeChunks(f.Path, text, l.cfg.Chunking)
 	if wantVectors && len(chunks) > 0 {
 		if err := l.embed(ctx, &doc, chunks); err != nil {
@@ -380,4 +381,15 @@ func readFile(root *os.Root, name string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("larger than %d bytes (the limit)", limit)
 	}
 	return data, nil
+}
+
+// ignoreSelf writes a .gitignore into the index directory that keeps it
+// out of git, as build caches do, unless it has one. Failing to is
+// harmless.
+func ignoreSelf(dir string) {
+	f, err := os.OpenFile(filepath.Join(dir, ".gitignore"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err == nil {
+		_, _ = f.WriteString("# wield's document index, rebuilt by wield index\n*\n")
+		_ = f.Close()
+	}
 }

@@ -78,3 +78,11 @@ func collectionOrDefault(name string) string {
 	}
 	return name
 }
+
+// count says "1 chunk" or "2 chunks".
+func count(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -100,7 +100,7 @@ func TestTools(t *testing.T) {
 	check(t, "list before", run(t, list, c, ListInput{}), true, "No documents are indexed yet")
 	check(t, "search before", run(t, search, c, SearchInput{Query: "backups"}), true, "No documents are indexed yet")
 	check(t, "index", run(t, index, c, IndexInput{Paths: []string{"."}}), true,
-		"Collection default: 2 documents (2 added", "1 files of other kinds ignored")
+		"Collection default: 2 documents (2 added", "1 file of other kinds ignored")
 
 	res := run(t, search, c, SearchInput{Query: "when do backups run", K: 1})
 	check(t, "search", res, true, "[1] docs/guide.md, lines 5-8 (id docs/guide.md#2, collection default", "under: Guide > Backups", "nightly at two")
@@ -110,8 +110,8 @@ func TestTools(t *testing.T) {
 	check(t, "search filter", run(t, search, c, SearchInput{Query: "notes weather", Filter: "**/*.md"}), true, "No passages match")
 	check(t, "list", run(t, list, c, ListInput{}), true, "- default: 2 documents, 3 chunks")
 	check(t, "list collection", run(t, list, c, ListInput{Collection: "default"}), true,
-		`- docs/guide.md (markdown, 9 lines, 2 chunks, indexed`, `"Guide"`, "- docs/notes.txt (text, 2 lines, 1 chunks")
-	check(t, "get chunk", run(t, get, c, GetInput{ID: "docs/guide.md#2"}), true, "docs/guide.md (markdown, 9 lines)\n     5  ## Backups\n", "     8  They keep thirty days.")
+		`- docs/guide.md (markdown, 8 lines, 2 chunks, indexed`, `"Guide"`, "- docs/notes.txt (text, 1 line, 1 chunk")
+	check(t, "get chunk", run(t, get, c, GetInput{ID: "docs/guide.md#2"}), true, "docs/guide.md (markdown, 8 lines)\n     5  ## Backups\n", "     8  They keep thirty days.")
 	check(t, "get range", run(t, get, c, GetInput{ID: "docs/guide.md", Range: "3"}), true, "     3  Intro text.")
 
 	// Changed files are flagged until indexed again.

@@ -99,7 +99,7 @@ func (cfg Config) read(ctx context.Context, c *tool.Call, in GetInput) (string, 
 	if err != nil {
 		return "", err
 	}
-	lines := strings.Split(text.Body, "\n")
+	lines := strings.Split(strings.TrimSuffix(text.Body, "\n"), "\n")
 	first, last, err := pickRange(in.Range, text, len(lines), chunk)
 	if err != nil {
 		return "", err

@@ -64,14 +64,14 @@ func (cfg Config) index(ctx context.Context, c *tool.Call, in IndexInput) (tool.
 // Summary describes what an indexing run did, in a few lines.
 func Summary(rep *retrieval.IndexReport) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Collection %s: %d documents (%d added, %d updated, %d unchanged, %d removed; %d chunks written)",
-		rep.Collection, rep.Documents, rep.Added, rep.Updated, rep.Unchanged, rep.Removed, rep.Chunks)
+	fmt.Fprintf(&b, "Collection %s: %s (%d added, %d updated, %d unchanged, %d removed; %s written)",
+		rep.Collection, count(rep.Documents, "document"), rep.Added, rep.Updated, rep.Unchanged, rep.Removed, count(rep.Chunks, "chunk"))
 	if rep.Ignored > 0 {
-		fmt.Fprintf(&b, "; %d files of other kinds ignored", rep.Ignored)
+		fmt.Fprintf(&b, "; %s of other kinds ignored", count(rep.Ignored, "file"))
 	}
 	b.WriteString(".")
 	if len(rep.Skipped) > 0 {
-		fmt.Fprintf(&b, "\n%d documents could not be indexed:", len(rep.Skipped))
+		fmt.Fprintf(&b, "\n%s could not be indexed:", count(len(rep.Skipped), "document"))
 		for i, s := range rep.Skipped {
 			if i == maxSkippedShown {
 				fmt.Fprintf(&b, "\n- … and %d more", len(rep.Skipped)-i)

@@ -50,7 +50,7 @@ func (cfg Config) list(ctx context.Context, _ *tool.Call, in ListInput) (tool.Re
 		return tool.Text(fmt.Sprintf("Collection %s has no documents: index_documents adds them.", in.Collection)), nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Collection %s: %d documents\n", in.Collection, len(docs))
+	fmt.Fprintf(&b, "Collection %s: %s\n", in.Collection, count(len(docs), "document"))
 	budget := cfg.budget()
 	for i, d := range docs {
 		line := documentLine(&d)
@@ -64,15 +64,15 @@ func (cfg Config) list(ctx context.Context, _ *tool.Call, in ListInput) (tool.Re
 }
 
 func documentLine(d *retrieval.Document) string {
-	size := fmt.Sprintf("%d lines", d.Lines)
+	size := count(d.Lines, "line")
 	if d.Pages > 0 {
-		size = fmt.Sprintf("%d pages", d.Pages)
+		size = count(d.Pages, "page")
 	}
 	title := ""
 	if d.Title != "" {
 		title = fmt.Sprintf(" %q", d.Title)
 	}
-	return fmt.Sprintf("- %s (%s, %s, %d chunks, indexed %s)%s\n", d.Path, d.Kind, size, d.Chunks, d.Indexed.Format("2006-01-02 15:04"), title)
+	return fmt.Sprintf("- %s (%s, %s, %s, indexed %s)%s\n", d.Path, d.Kind, size, count(d.Chunks, "chunk"), d.Indexed.Format("2006-01-02 15:04"), title)
 }
 
 func (cfg Config) listCollections(ctx context.Context) (tool.Result, error) {
@@ -94,7 +94,7 @@ func (cfg Config) listCollections(ctx context.Context) (tool.Result, error) {
 		for _, d := range docs {
 			chunks += d.Chunks
 		}
-		fmt.Fprintf(&b, "- %s: %d documents, %d chunks\n", n, len(docs), chunks)
+		fmt.Fprintf(&b, "- %s: %s, %s\n", n, count(len(docs), "document"), count(chunks, "chunk"))
 	}
 	return tool.Text(strings.TrimRight(b.String(), "\n")), nil
 }
