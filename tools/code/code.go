@@ -1,6 +1,7 @@
 package code
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -49,14 +50,12 @@ const (
 // Config configures run_code. The zero value gives the documented
 // defaults and a tool that refuses every call, having no sandbox.
 type Config struct {
-	// Sandbox runs the code. Nil means that no sandbox is available, and
-	// every call fails saying so, with Unavailable as the reason: code is
-	// never run unsandboxed.
-	Sandbox *sandbox.Sandbox
-	// Unavailable is why there is no sandbox, typically the
-	// [*sandbox.UnavailableError] from [sandbox.New], which names what to
-	// install; it is used only when Sandbox is nil.
-	Unavailable error
+	// Sandbox runs the code, typically a [*sandbox.Sandbox]. Nil means
+	// that no sandbox is available, and every call fails saying so: code
+	// is never run unsandboxed. A Sandbox whose Run fails with an
+	// [*sandbox.UnavailableError] (one made on first use) fails each call
+	// with that error's message, which names what to install.
+	Sandbox Runner
 	// Network allows the code the network. The tool is annotated
 	// read-only only when the network is denied.
 	Network bool
@@ -110,11 +109,18 @@ func cmpOr[T int | int64 | time.Duration](v, def T) T {
 	return v
 }
 
+// A Runner runs a command in a sandbox, as [sandbox.Sandbox.Run] does. A
+// Runner must be safe for concurrent use.
+type Runner interface {
+	Run(ctx context.Context, c *sandbox.Command) (*sandbox.Result, error)
+}
+
 // Tools returns the code tools: run_code.
 func Tools(cfg Config) []*tool.Tool { return []*tool.Tool{NewRunCode(cfg)} }
 
 // Sessions holds the scratch directories of named run_code sessions, all
-// beneath one temporary directory that Close removes. It is safe for
+// beneath one temporary directory that Close removes. The zero value is
+// not usable; see [NewSessions]. It is safe for
 // concurrent use.
 type Sessions struct {
 	dir string
@@ -137,17 +143,14 @@ type session struct {
 var ErrClosed = errors.New("code sessions closed")
 
 // NewSessions returns a set of at most max sessions (zero means
-// DefaultMaxSessions), making their parent directory in the system's
-// temporary directory. The caller must Close it.
-func NewSessions(max int) (*Sessions, error) {
+// DefaultMaxSessions). Their parent directory is made in the system's
+// temporary directory when the first session starts. The caller must
+// Close it.
+func NewSessions(max int) *Sessions {
 	if max <= 0 {
 		max = DefaultMaxSessions
 	}
-	dir, err := os.MkdirTemp("", "wield-code-sessions-")
-	if err != nil {
-		return nil, fmt.Errorf("code sessions: %w", err)
-	}
-	return &Sessions{dir: dir, max: max, m: map[string]*session{}}, nil
+	return &Sessions{max: max, m: map[string]*session{}}
 }
 
 // Max returns the most sessions s holds.
@@ -166,6 +169,13 @@ func (s *Sessions) get(name string) (*session, error) {
 	}
 	if ss, ok := s.m[name]; ok {
 		return ss, nil
+	}
+	if s.dir == "" {
+		dir, err := os.MkdirTemp("", "wield-code-sessions-")
+		if err != nil {
+			return nil, fmt.Errorf("cannot make the sessions' directory: %w", err)
+		}
+		s.dir = dir
 	}
 	if len(s.m) >= s.max {
 		return nil, fmt.Errorf("there are already %d sessions (%s), the most there may be: reuse one of them", len(s.m), strings.Join(s.order, ", "))
@@ -196,14 +206,17 @@ func (s *Sessions) Close() error {
 		return nil
 	}
 	s.closed = true
-	all := s.m
+	all, dir := s.m, s.dir
 	s.mu.Unlock()
 	for _, ss := range all {
 		ss.mu.Lock() // wait for its call
 		ss.gone = true
 		ss.mu.Unlock()
 	}
-	if err := os.RemoveAll(s.dir); err != nil {
+	if dir == "" {
+		return nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
 		return fmt.Errorf("code sessions: %w", err)
 	}
 	return nil

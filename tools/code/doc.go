@@ -3,15 +3,18 @@
 // printed, the files it wrote and the value it left in result.
 //
 //	sb, err := sandbox.New(ctx, sandbox.Config{Helper: []string{"/proc/self/exe", sandbox.HelperArg}})
-//	sessions, _ := code.NewSessions(0)
+//	if err != nil {
+//		return err // names what to install
+//	}
+//	sessions := code.NewSessions(0)
 //	defer sessions.Close() // removes every session's scratch directory
-//	t := code.NewRunCode(code.Config{Sandbox: sb, Unavailable: err, Sessions: sessions})
+//	t := code.NewRunCode(code.Config{Sandbox: sb, Sessions: sessions})
 //
 // # Isolation
 //
-// Code runs only in a sandbox: with no [Config.Sandbox] every call fails
-// with a result naming what to install ([Config.Unavailable]), and nothing
-// runs. In the sandbox the code sees the system read-only, may write only
+// Code runs only in a sandbox: with no [Config.Sandbox], or one that
+// turns out to be unavailable, every call fails with a result naming what
+// to install, and nothing runs. In the sandbox the code sees the system read-only, may write only
 // to its scratch directory, which is also its working directory, HOME and
 // TMPDIR, has no network unless [Config.Network], and is bounded in
 // wall-clock time, CPU time, memory, file size and output. The sandbox

@@ -208,11 +208,7 @@ func (r *runner) run(ctx context.Context, c *tool.Call, in RunInput) (tool.Resul
 		return tool.Failure(err.Error()), nil
 	}
 	if r.cfg.Sandbox == nil {
-		why := "no sandbox is configured"
-		if r.cfg.Unavailable != nil {
-			why = r.cfg.Unavailable.Error()
-		}
-		return tool.Failure("run_code runs code only in a sandbox, and none is available here (" + why + "); nothing was run"), nil
+		return tool.Failure(noSandbox("no sandbox is configured")), nil
 	}
 	interp := r.cfg.Interpreters[in.Language]
 	prog, err := exec.LookPath(interp)
@@ -243,12 +239,19 @@ func (r *runner) run(ctx context.Context, c *tool.Call, in RunInput) (tool.Resul
 		Network: r.cfg.Network, Timeout: timeout, CPUTime: timeout, Memory: r.cfg.Memory,
 	})
 	if err != nil {
+		if ue, ok := errors.AsType[*sandbox.UnavailableError](err); ok {
+			return tool.Failure(noSandbox(ue.Error())), nil
+		}
 		if ctx.Err() != nil {
 			return tool.Failure("cancelled; the program was stopped"), nil
 		}
 		return tool.Failure("the sandbox could not run the program: " + err.Error()), nil
 	}
 	return r.result(c, &in, scratch, before, res, timeout), nil
+}
+
+func noSandbox(why string) string {
+	return "run_code runs code only in a sandbox, and none is available here (" + why + "); nothing was run"
 }
 
 // scratch returns the scratch directory of a call and what to do when the

@@ -1,6 +1,7 @@
 package code_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,7 +65,7 @@ type env struct {
 func newEnv(t *testing.T, cfg code.Config) *env {
 	t.Helper()
 	needs(t, "python3", "node", "bash")
-	if cfg.Sandbox == nil && cfg.Unavailable == nil {
+	if cfg.Sandbox == nil {
 		cfg.Sandbox = newSandbox(t)
 	}
 	ws := t.TempDir()
@@ -167,10 +168,7 @@ func TestRunCode_OutputIsCutAndSaved(t *testing.T) {
 }
 
 func TestRunCode_NoStateBetweenCalls(t *testing.T) {
-	sessions, err := code.NewSessions(1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sessions := code.NewSessions(1)
 	e := newEnv(t, code.Config{Sessions: sessions})
 	write := map[string]any{"language": "python", "code": "open('kept.txt', 'w').write('1')\nx = 1"}
 	read := map[string]any{"language": "bash", "code": "cat kept.txt"}
@@ -200,10 +198,7 @@ func TestRunCode_NoStateBetweenCalls(t *testing.T) {
 }
 
 func TestRunCode_SessionsAreRemovedOnClose(t *testing.T) {
-	sessions, err := code.NewSessions(0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sessions := code.NewSessions(0)
 	e := newEnv(t, code.Config{Sessions: sessions})
 	res, d := e.call(map[string]any{"language": "bash", "code": "pwd", "session": "a"})
 	if !res.Success {
@@ -230,7 +225,7 @@ func TestRunCode_Refusals(t *testing.T) {
 			map[string]any{"language": "python", "code": "print(1)"}, "no-such-python3 is not installed"},
 		{"missing default interpreter", code.Config{Interpreters: map[code.Language]string{code.JavaScript: "/nonexistent/node"}},
 			map[string]any{"language": "javascript", "code": "1"}, "/nonexistent/node is not installed"},
-		{"no sandbox", code.Config{Unavailable: errors.New("bwrap not found: install bubblewrap")},
+		{"no sandbox", code.Config{Sandbox: unavailable{}},
 			map[string]any{"language": "python", "code": "print(1)"}, "install bubblewrap"},
 		{"unknown language", code.Config{}, map[string]any{"language": "ruby", "code": "1"}, "must be one of"},
 		{"empty code", code.Config{}, map[string]any{"language": "bash", "code": " "}, "code is empty"},
@@ -365,4 +360,13 @@ func processesWith(t *testing.T, s string) []string {
 		}
 	}
 	return found
+}
+
+// unavailable is a sandbox that cannot be had, as one made on first use
+// may turn out.
+type unavailable struct{}
+
+func (unavailable) Run(context.Context, *sandbox.Command) (*sandbox.Result, error) {
+	return nil, &sandbox.UnavailableError{Minimum: sandbox.LevelNetwork, Probed: []sandbox.Capabilities{
+		{Mechanism: sandbox.Bubblewrap, Reason: "bwrap not found: install bubblewrap"}}}
 }
