@@ -8,37 +8,72 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
+
+	"github.com/wieldhq/wield/policy"
 
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/askuser"
 )
 
 // terminalApprover asks the person at the terminal about calls the policy
-// could not decide: allow once, allow always, or deny with a message for the
-// model.
+// could not decide. It shows what the call will do (an edit as a diff, a
+// shell line split into its commands, each judged) and offers: yes once;
+// no, with a reason the model reads; always in this session; always in
+// this project, with the rule it would save and where.
 type terminalApprover struct {
 	mu  sync.Mutex
 	in  *bufio.Reader
 	out io.Writer
-	// always is called for "allow always" to store a rule; nil means the
-	// answer counts as allow once.
-	always func(t *tool.Tool, args json.RawMessage) (rule string, err error)
-}
-
-func newTerminalApprover(in io.Reader, out io.Writer, always func(*tool.Tool, json.RawMessage) (string, error)) *terminalApprover {
-	return &terminalApprover{in: bufio.NewReader(in), out: out, always: always}
+	pal palette
+	// preview renders what the call will do; nil shows the arguments.
+	preview func(c *tool.Call, t *tool.Tool, args json.RawMessage) string
+	// rules returns the narrow rules "always" would add for a call; nil
+	// offers no "always".
+	rules func(t *tool.Tool, args json.RawMessage) ([]policy.Rule, error)
+	// allow adds rules to the session's policy and, with project, saves
+	// them; it returns the file written, or "".
+	allow func(rules []policy.Rule, project bool) (string, error)
+	// project names the file "always in this project" writes to.
+	project string
 }
 
 // Approve asks one question at a time.
 func (a *terminalApprover) Approve(ctx context.Context, c *tool.Call, t *tool.Tool, args json.RawMessage, why tool.Decision) tool.Decision {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	fmt.Fprintf(a.out, "\nwield wants to run %s %s\n", t.Name(), summarizeArgs(args))
+	p := a.pal
+	body := ""
+	if a.preview != nil {
+		body = a.preview(c, t, args)
+	}
+	if body == "" {
+		body = argsPreview(args)
+	}
+	fmt.Fprintf(a.out, "\n%s %s\n", p.yellow("wield wants to call"), toolHeader(p, t.Name(), args))
+	fmt.Fprint(a.out, indent(strings.TrimRight(body, "\n"), "  ")+"\n")
 	if why.Reason != "" {
-		fmt.Fprintf(a.out, "  because: %s\n", why.Reason)
+		fmt.Fprintf(a.out, "  %s %s\n", p.dim("asks because:"), why.Reason)
+	}
+	var rules []policy.Rule
+	var names []string
+	if a.rules != nil && a.allow != nil {
+		var err error
+		if rules, err = a.rules(t, args); err != nil {
+			fmt.Fprintf(a.out, "  %s\n", p.dim("(no rule can allow this for good: "+err.Error()+")"))
+		}
+		for _, r := range rules {
+			names = append(names, r.String())
+		}
+	}
+	fmt.Fprintf(a.out, "  %s yes, once\n", p.bold("[y]"))
+	fmt.Fprintf(a.out, "  %s no; type n and a reason, and the model reads it\n", p.bold("[n]"))
+	if len(rules) > 0 {
+		fmt.Fprintf(a.out, "  %s always in this session: allow %s\n", p.bold("[s]"), strings.Join(names, ", "))
+		fmt.Fprintf(a.out, "  %s always in this project: save that to %s\n", p.bold("[p]"), a.project)
 	}
 	for {
-		fmt.Fprint(a.out, "  allow [y]es once, [a]lways, [n]o (optionally: n <message for the model)? ")
+		fmt.Fprint(a.out, "  > ")
 		line, err := a.readLine(ctx)
 		if err != nil {
 			return tool.Decision{Verdict: tool.Deny, Reason: "no answer from the user: " + err.Error()}
@@ -47,14 +82,19 @@ func (a *terminalApprover) Approve(ctx context.Context, c *tool.Call, t *tool.To
 		switch strings.ToLower(answer) {
 		case "y", "yes":
 			return tool.Decision{Verdict: tool.Allow}
-		case "a", "always":
-			if a.always != nil {
-				rule, err := a.always(t, args)
-				if err != nil {
-					fmt.Fprintf(a.out, "  (could not store the rule: %v; allowing once)\n", err)
-				} else {
-					fmt.Fprintf(a.out, "  (stored: allow %s)\n", rule)
-				}
+		case "s", "p":
+			if len(rules) == 0 {
+				continue
+			}
+			project := strings.EqualFold(answer, "p")
+			path, err := a.allow(rules, project)
+			switch {
+			case err != nil:
+				fmt.Fprintf(a.out, "  (could not store the rule: %v; allowing once)\n", err)
+			case project:
+				fmt.Fprintf(a.out, "  saved to %s: allow %s\n", path, strings.Join(names, ", "))
+			default:
+				fmt.Fprintf(a.out, "  allowed for this session: %s\n", strings.Join(names, ", "))
 			}
 			return tool.Decision{Verdict: tool.Allow}
 		case "n", "no":
@@ -65,6 +105,29 @@ func (a *terminalApprover) Approve(ctx context.Context, c *tool.Call, t *tool.To
 			return tool.Decision{Verdict: tool.Deny, Reason: reason}
 		}
 	}
+}
+
+// argsPreview shows a call's arguments whole, indented, for tools wield
+// has no better preview of.
+func argsPreview(args json.RawMessage) string {
+	s := prettyJSON(args)
+	lines := strings.Split(s, "\n")
+	const most = 60
+	if len(lines) > most {
+		s = strings.Join(lines[:most], "\n") + fmt.Sprintf("\n… %d more lines", len(lines)-most)
+	}
+	return s
+}
+
+// A headlessApprover answers for a run nobody can answer: each call that
+// needs approval is denied with a reason the model reads, and counted, so
+// that the run ends with exitDenied.
+type headlessApprover struct{ denied atomic.Int64 }
+
+// Approve denies the call.
+func (a *headlessApprover) Approve(_ context.Context, _ *tool.Call, _ *tool.Tool, _ json.RawMessage, why tool.Decision) tool.Decision {
+	a.denied.Add(1)
+	return tool.Decision{Verdict: tool.Deny, Reason: "needs approval and nobody can give it in this headless run (" + why.Reason + "); " + headlessHint}
 }
 
 // readLine reads one line, giving up when ctx is done.
@@ -89,15 +152,6 @@ func (a *terminalApprover) readLine(ctx context.Context) (string, error) {
 		// exiting on cancellation).
 		return "", context.Cause(ctx)
 	}
-}
-
-// summarizeArgs shows arguments on one line, cut to a readable length.
-func summarizeArgs(args json.RawMessage) string {
-	s := strings.Join(strings.Fields(string(args)), " ")
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
 }
 
 // terminalAsker puts ask_user questions to the person at the terminal.

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/askuser"
 )
@@ -22,28 +24,42 @@ func TestTerminalApprover(t *testing.T) {
 		input      string
 		want       tool.Verdict
 		wantReason string
-		wantStored bool
+		wantStored string // "", "session" or "project"
 	}{
-		{"y\n", tool.Allow, "", false},
-		{"what?\nyes\n", tool.Allow, "", false},
-		{"a\n", tool.Allow, "", true},
-		{"n\n", tool.Deny, "the user denied this call", false},
-		{"n keep that file\n", tool.Deny, "the user denied this call: keep that file", false},
-		{"", tool.Deny, "no answer from the user: EOF", false},
+		{"y\n", tool.Allow, "", ""},
+		{"what?\nyes\n", tool.Allow, "", ""},
+		{"s\n", tool.Allow, "", "session"},
+		{"p\n", tool.Allow, "", "project"},
+		{"n\n", tool.Deny, "the user denied this call", ""},
+		{"n keep that file\n", tool.Deny, "the user denied this call: keep that file", ""},
+		{"", tool.Deny, "no answer from the user: EOF", ""},
 	}
 	for _, tt := range tests {
 		var out strings.Builder
-		stored := false
-		a := newTerminalApprover(strings.NewReader(tt.input), &out, func(*tool.Tool, json.RawMessage) (string, error) {
-			stored = true
-			return "rm(a.txt)", nil
-		})
+		stored := ""
+		a := &terminalApprover{in: bufio.NewReader(strings.NewReader(tt.input)), out: &out, project: ".wield/settings.local.json",
+			rules: func(t *tool.Tool, _ json.RawMessage) ([]policy.Rule, error) {
+				return []policy.Rule{{Tool: t.Name(), Specifier: "a.txt"}}, nil
+			},
+			allow: func(_ []policy.Rule, project bool) (string, error) {
+				stored = "session"
+				if project {
+					stored = "project"
+				}
+				return ".wield/settings.local.json", nil
+			}}
 		d := a.Approve(t.Context(), &tool.Call{}, rm, args, tool.Decision{Verdict: tool.Ask, Reason: "deletes files"})
 		if d.Verdict != tt.want || d.Reason != tt.wantReason || stored != tt.wantStored {
-			t.Errorf("input %q: %+v stored=%v, want %s %q stored=%v", tt.input, d, stored, tt.want, tt.wantReason, tt.wantStored)
+			t.Errorf("input %q: %+v stored=%q, want %s %q stored=%q", tt.input, d, stored, tt.want, tt.wantReason, tt.wantStored)
 		}
-		if !strings.Contains(out.String(), `wield wants to run rm {"path": "a.txt"}`) || !strings.Contains(out.String(), "because: deletes files") {
-			t.Errorf("prompt = %q", out.String())
+		for _, want := range []string{"wield wants to call ● rm a.txt", `"path": "a.txt"`, "asks because: deletes files",
+			"[s] always in this session: allow rm(a.txt)", "[p] always in this project: save that to .wield/settings.local.json"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("input %q: the prompt lacks %q:\n%s", tt.input, want, out.String())
+			}
+		}
+		if tt.wantStored == "project" && !strings.Contains(out.String(), "saved to .wield/settings.local.json: allow rm(a.txt)") {
+			t.Errorf("the saved rule's file is not printed:\n%s", out.String())
 		}
 	}
 }
@@ -69,7 +85,7 @@ func TestTerminalAsker(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var out strings.Builder
-		a := terminalAsker{newTerminalApprover(strings.NewReader(tt.input), &out, nil)}
+		a := terminalAsker{&terminalApprover{in: bufio.NewReader(strings.NewReader(tt.input)), out: &out}}
 		got, err := a.Ask(t.Context(), tt.q)
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {

@@ -5,9 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
+	"reflect"
+	"slices"
+	"strings"
 
+	"github.com/wieldhq/wield/internal/levenshtein"
 	"github.com/wieldhq/wield/llm/catalog"
+	"github.com/wieldhq/wield/mcp"
+	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/workspace"
 )
 
@@ -118,3 +125,180 @@ const noModelHelp = `no model configured. Choose one of:
 type helpError string
 
 func (e helpError) Error() string { return string(e) }
+
+// unknownKeys returns a report for each key of the JSON document data
+// that type t does not decode (json.Unmarshal ignores them, so a typo such
+// as "baseUrl" would silently fall back to a default): its dotted path
+// and, when a known key is near, "did you mean". Keys in skip (dotted
+// paths, "*" for any map key) are known to other programs that share the
+// file and are not reported. A document that does not parse gives none:
+// decoding reports that.
+func unknownKeys(data []byte, t reflect.Type, skip map[string]bool) []string {
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return nil
+	}
+	var out []string
+	walkKeys(v, t, "", skip, &out)
+	return out
+}
+
+var jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
+
+func walkKeys(v any, t reflect.Type, path string, skip map[string]bool, out *[]string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(jsonUnmarshaler) {
+		return // its own decoder judges it
+	}
+	join := func(k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		if arr, ok := v.([]any); ok {
+			for i, x := range arr {
+				walkKeys(x, t.Elem(), fmt.Sprintf("%s[%d]", path, i), skip, out)
+			}
+		}
+	case reflect.Map:
+		if obj, ok := v.(map[string]any); ok {
+			for _, k := range slices.Sorted(maps.Keys(obj)) {
+				walkKeys(obj[k], t.Elem(), join(k), skip, out)
+			}
+		}
+	case reflect.Struct:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		fields := jsonFields(t)
+		var names []string
+		for n := range fields {
+			names = append(names, n)
+		}
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			if ft, ok := fields[k]; ok {
+				walkKeys(obj[k], ft, join(k), skip, out)
+				continue
+			}
+			if skip[join(k)] {
+				continue
+			}
+			msg := fmt.Sprintf("unknown key %q", join(k))
+			if near := nearest(k, names); near != "" {
+				msg += fmt.Sprintf("; did you mean %q?", near)
+			}
+			*out = append(*out, msg)
+		}
+	}
+}
+
+// jsonFields maps the JSON names of struct type t's fields, embedded
+// structs' included, to their types.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	m := map[string]reflect.Type{}
+	for f := range t.Fields() {
+		tag := f.Tag.Get("json")
+		if tag == "-" || !f.IsExported() && !f.Anonymous {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				maps.Copy(m, jsonFields(ft))
+				continue
+			}
+		}
+		if name == "" {
+			name = f.Name
+		}
+		m[name] = f.Type
+	}
+	return m
+}
+
+// nearest returns the name among names closest to k, ignoring case and
+// the difference between camelCase, snake_case and kebab-case, if it is
+// within a third of k's length; else "".
+func nearest(k string, names []string) string {
+	norm := func(s string) string {
+		return strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(s))
+	}
+	best, bestD := "", max(1, len(k)/3)+1
+	for _, n := range names {
+		d := levenshtein.Distance(norm(k), norm(n), bestD)
+		if d < bestD || d == bestD && n < best {
+			best, bestD = n, d
+		}
+	}
+	if bestD > max(1, len(k)/3) {
+		return ""
+	}
+	return best
+}
+
+// configKeyReports reads a config file and reports its unknown keys,
+// each prefixed with the file.
+func fileKeyReports(path string, t reflect.Type, skip map[string]bool) []string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, r := range unknownKeys(data, t, skip) {
+		out = append(out, path+": "+r)
+	}
+	return out
+}
+
+// claudeSettingsKeys are keys of Claude Code's settings files, which wield
+// shares, that wield does not read: they are not typos.
+var claudeSettingsKeys = map[string]bool{
+	"$schema": true, "apiKeyHelper": true, "cleanupPeriodDays": true, "env": true, "includeCoAuthoredBy": true,
+	"model": true, "statusLine": true, "outputStyle": true, "enableAllProjectMcpServers": true,
+	"enabledMcpjsonServers": true, "disabledMcpjsonServers": true, "forceLoginMethod": true,
+	"forceLoginOrgUUID": true, "awsAuthRefresh": true, "awsCredentialExport": true, "enabledPlugins": true,
+	"extraKnownMarketplaces": true, "spinnerTipsEnabled": true, "alwaysThinkingEnabled": true,
+	"sandbox": true, "companyAnnouncements": true, "disableAllHooks": true, "otelHeadersHelper": true,
+	"permissions.additionalDirectories": true, "permissions.disableBypassPermissionsMode": true,
+}
+
+// unknownSettingsKeys reports the unknown keys of a settings file.
+func unknownSettingsKeys(path string) []string {
+	return fileKeyReports(path, reflect.TypeFor[policy.Settings](), claudeSettingsKeys)
+}
+
+// mcpFileKeys is the form of an MCP configuration file, for its key
+// report; the servers' own keys are mcp.ServerConfig's.
+type mcpFileKeys struct {
+	MCPServers map[string]mcp.ServerConfig `json:"mcpServers"`
+}
+
+// configReports lists the unknown keys of every config, settings and MCP
+// file of workspace ws.
+func configReports(ws string) []string {
+	var out []string
+	files := []string{workspace.Layout{Root: ws}.Config()}
+	if u, err := workspace.User(); err == nil {
+		files = append(files, u.Config())
+	}
+	for _, f := range files {
+		out = append(out, fileKeyReports(f, reflect.TypeFor[runConfig](), nil)...)
+	}
+	for _, f := range append(policy.SettingsFiles(ws), localSettings(ws)) {
+		out = append(out, unknownSettingsKeys(f)...)
+	}
+	for _, f := range mcp.ConfigFiles(ws) {
+		out = append(out, fileKeyReports(f, reflect.TypeFor[mcpFileKeys](), nil)...)
+	}
+	return out
+}

@@ -19,11 +19,15 @@ import (
 	"github.com/wieldhq/wield/tools/shell"
 )
 
-// Exit codes.
+// Exit codes, documented in docs/cli.md.
 const (
 	exitOK          = 0
-	exitToolFailure = 1
-	exitUsage       = 2
+	exitToolFailure = 1 // the command failed: a tool call, a run
+	exitUsage       = 2 // the command line or configuration is wrong
+	// exitDenied (call.go) is 3: calls were denied.
+	// exitInterrupted ends a command stopped by Ctrl-C or SIGTERM, as a
+	// shell reports a process killed by SIGINT (128+2).
+	exitInterrupted = 130
 )
 
 // exitError carries an exit code out of a command; a nil err exits
@@ -88,8 +92,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if cerr := g.close(); cerr != nil {
 		fmt.Fprintf(stderr, "wield: stopping background jobs: %v\n", cerr)
 	}
+	if cerr := g.closeLog(); cerr != nil {
+		fmt.Fprintf(stderr, "wield: closing the log: %v\n", cerr)
+	}
 	if err == nil {
 		return exitOK
+	}
+	if ctx.Err() != nil {
+		// Interrupted: whatever the command was doing failed because of
+		// it, which needs no second message.
+		fmt.Fprintln(stderr, "wield: interrupted")
+		return exitInterrupted
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {

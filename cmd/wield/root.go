@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -25,14 +24,15 @@ import (
 
 // globals holds the flags every command shares.
 type globals struct {
-	workdir   string
-	toolsFile []string
-	verbose   bool
-	noMCP     bool
-	jobs      *shell.Jobs
-	mcp       *mcp.Manager
-	memory    *memory.Store // of memoryWS: see memory.go
-	memoryWS  string
+	workdir     string
+	toolsFile   []string
+	verbose     bool
+	noMCP       bool
+	outputState // --debug, --tty and the log: see render_log.go
+	jobs        *shell.Jobs
+	mcp         *mcp.Manager
+	memory      *memory.Store // of memoryWS: see memory.go
+	memoryWS    string
 
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -75,7 +75,10 @@ See also: wield help run, wield help session.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.workdir, "workdir", "", "workspace root (default: the root of the git repository holding the current directory, else the current directory)")
 	pf.StringArrayVar(&g.toolsFile, "tools-file", nil, "load declared tools from this JSON `file` (repeatable)")
-	pf.BoolVarP(&g.verbose, "verbose", "v", false, "log details to stderr")
+	pf.BoolVarP(&g.verbose, "verbose", "v", false, "show each tool call's full arguments and output")
+	g.registerOutputFlags(pf)
+	root.Version = moduleVersion()
+	root.SetVersionTemplate("wield {{.Version}}\n")
 	pf.BoolVar(&g.noMCP, "no-mcp", false, "do not mount the tools of the MCP servers in .mcp.json and mcp.json files")
 	root.AddCommand(
 		newRunCommand(g),
@@ -95,15 +98,6 @@ See also: wield help run, wield help session.`,
 	root.AddCommand(g.docsCommands()...)
 	root.AddCommand(g.extensionCommands()...)
 	return root, g
-}
-
-// logger returns the logger commands give to library packages.
-func (g *globals) logger() *slog.Logger {
-	level := slog.LevelWarn
-	if g.verbose {
-		level = slog.LevelDebug
-	}
-	return slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level}))
 }
 
 // workspace returns the absolute workspace root: --workdir if given, else

@@ -10,10 +10,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -35,6 +34,8 @@ type runFlags struct {
 	record    string
 	sessionID string
 	newSess   bool
+	cont      bool   // --continue: the workspace's latest session
+	resume    string // --resume: a session id prefix
 	json      bool
 	mode      string
 	context   string
@@ -53,8 +54,10 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.replay, "replay", "", "play the scripted model in this JSON Lines `file` instead of calling one")
 	fl.StringVar(&f.record, "record", "", "append every model response to this JSON Lines `file`, a script --replay plays back offline")
 	fl.StringVar(&f.sessionID, "session", "", "continue the session with this `id` (with --new: start it)")
-	fl.BoolVar(&f.newSess, "new", false, "start a new session (the default without --session)")
-	fl.BoolVar(&f.json, "json", false, "print the run's events as JSON lines on stdout")
+	fl.BoolVarP(&f.cont, "continue", "c", false, "continue the workspace's latest session")
+	fl.StringVarP(&f.resume, "resume", "r", "", "continue the session whose id starts with `prefix`")
+	fl.BoolVar(&f.newSess, "new", false, "start a new session (the default without --session, --continue or --resume)")
+	fl.BoolVar(&f.json, "json", false, "print the run's events as JSON lines on stdout (schema: docs/cli.md)")
 	fl.StringVar(&f.context, "context", "", "for a new session, how file tools share content: `inline` (in results, the default) or references (re-read fresh at every prompt)")
 	fl.StringVar(&f.mode, "mode", "", "permission `mode`: default (read-only tools run, others ask), auto-edit, plan or yolo")
 	fl.IntVar(&f.window, "context-window", 0, "compact the session automatically near this many `tokens` (default: the model's window from the catalogue; none with --replay)")
@@ -72,6 +75,11 @@ type runEnv struct {
 	// compact is how /compact in chat compacts the session: the run's
 	// model, store and window, without a gate (chat adds its own).
 	compact compact.Config
+	// denied counts the calls denied because nobody could approve them;
+	// nil when a person is there to ask.
+	denied *headlessApprover
+	// logFile is where the run logs, "" for stderr.
+	logFile string
 	close   func() error
 }
 
@@ -80,9 +88,24 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	if err != nil {
 		return nil, err
 	}
+	logFile := g.logToFile(ws)
+	for _, r := range configReports(ws) {
+		g.warn("%s", r)
+	}
 	cfg, err := loadRunConfig(f.cfg, ws, os.Getenv)
 	if err != nil {
 		return nil, &exitError{exitUsage, err}
+	}
+	store := g.store(ws)
+	if err := resolveSession(store, f); err != nil {
+		return nil, err
+	}
+	if f.sessionID != "" && !f.newSess && f.cfg.Model == "" && f.replay == "" {
+		// A session goes on with the model it was recorded with, unless
+		// --model names another.
+		if h, err := store.Load(f.sessionID); err == nil && h.Header.Model != "" && h.Header.Model != "replay" {
+			cfg.Model = h.Header.Model
+		}
 	}
 	var provider llm.Provider
 	var modelFor func(string) (llm.Provider, string, error) // a subagent's own model
@@ -133,7 +156,6 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		root.Close()
 		return nil, err
 	}
-	store := g.store(ws)
 	deps := toolDeps{store: store}
 	if approver != nil { // a person is at the terminal
 		deps.asker = terminalAsker{approver}
@@ -143,11 +165,13 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		root.Close()
 		return nil, err
 	}
-	reg, wantAgents, err := filterTools(reg, splitList(f.tools, cfg.Tools))
+	toolList := splitList(f.tools, cfg.Tools)
+	reg, wantAgents, err := filterTools(reg, toolList)
 	if err != nil {
 		root.Close()
 		return nil, &exitError{exitUsage, fmt.Errorf("--tools: %w", err)}
 	}
+	reg = reg.Exclude(withheldTools(toolList, approver != nil))
 	if reg, err = pol.Filter(reg); err != nil {
 		root.Close()
 		return nil, err
@@ -170,16 +194,20 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		root.Close()
 		return nil, err
 	}
-	if !f.json && isTerminal(g.stderr) {
-		if g.noColor() {
-			fmt.Fprintf(g.stderr, "session %s (%s)\n", sess.ID(), modelName)
-		} else {
-			fmt.Fprintf(g.stderr, "\033[2msession %s (%s)\033[0m\n", sess.ID(), modelName)
-		}
+	if !f.json && (g.tty || isTerminal(g.stderr)) {
+		pal := palette{color: !g.noColor()}
+		fmt.Fprintln(g.stderr, pal.dim(fmt.Sprintf("session %s (%s)", sess.ID(), modelName)))
 	}
 	runnerOptions := tool.RunnerOptions{Logger: g.logger(), Gate: pol}
+	var denier *headlessApprover
 	if approver != nil { // a person is at the terminal
 		runnerOptions.Approver = approver
+	} else {
+		// Nobody can answer: calls that need approval are denied with a
+		// reason the model reads, and counted for the exit code.
+		pol.Headless = false
+		denier = &headlessApprover{}
+		runnerOptions.Approver = denier
 	}
 	if wantAgents { // subagents: see agents.go
 		err := g.addAgents(ws, &f.agents, pol, reg, subagent.Config{Provider: provider, Model: cfg.Model, RunnerOptions: runnerOptions,
@@ -224,7 +252,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	if f.window == 0 && chosen != nil && chosen.Known && chosen.Info.MaxOutput < chosen.Info.ContextWindow {
 		cc.Window, cc.MaxOutput = chosen.Info.ContextWindow, chosen.Info.MaxOutput
 	}
-	return &runEnv{agent: a, session: sess, model: modelName, priced: priced, compact: cc, close: func() error {
+	return &runEnv{agent: a, session: sess, model: modelName, priced: priced, compact: cc, denied: denier, logFile: logFile, close: func() error {
 		return errors.Join(sess.Close(), root.Close(), closeRecord())
 	}}, nil
 }
@@ -275,6 +303,26 @@ func sweepShellJobs(st *session.State, log *slog.Logger) {
 	if n := shell.Sweep(markers); n > 0 {
 		log.Warn("killed processes of shell commands left running by the session's last run", "session", st.Header.ID, "processes", n)
 	}
+}
+
+// optInTools are offered to the model only when --tools or the config's
+// "tools" names them: each can do lasting harm a run rarely needs
+// (delete a session, start any program as an MCP server).
+var optInTools = []string{"delete_session", "register_mcp_server"}
+
+// withheldTools returns the tools a run does not offer: the opt-in tools
+// list does not name exactly, and ask_user when nobody can answer.
+func withheldTools(list []string, human bool) []string {
+	var out []string
+	for _, t := range optInTools {
+		if !slices.Contains(list, t) {
+			out = append(out, t)
+		}
+	}
+	if !human {
+		out = append(out, "ask_user")
+	}
+	return out
 }
 
 func splitList(flag string, fallback []string) []string {
@@ -334,10 +382,7 @@ See also: wield chat, wield tools.`,
 			out.model, out.priced = env.model, env.priced
 			outcome, err := env.agent.Run(cmd.Context(), env.session, task)
 			plans.finish(out, outcome, env.session.ID())
-			if err != nil {
-				return &exitError{exitToolFailure, err}
-			}
-			return nil
+			return g.endRun(cmd.Context(), out, env, err)
 		},
 	}
 	f.register(cmd)
@@ -402,6 +447,29 @@ See also: wield run.`,
 	return cmd
 }
 
+// endRun turns how a run of wield run ended into its exit status: 130
+// when interrupted, 1 when it failed, exitDenied when calls were denied
+// for want of approval (each was shown once, in its tool line), else 0.
+// It says where the log is when warnings went there.
+func (g *globals) endRun(ctx context.Context, out *runPrinter, env *runEnv, err error) error {
+	if n := g.warnings.Load(); n > 0 && env.logFile != "" && !out.json {
+		out.note("wield: %s logged to %s", count(int(n), "warning", "warnings"), env.logFile)
+	}
+	switch {
+	case ctx.Err() != nil:
+		return &exitError{exitInterrupted, errors.New("interrupted")}
+	case err != nil:
+		return &exitError{exitToolFailure, err}
+	}
+	if env.denied != nil {
+		if n := env.denied.denied.Load(); n > 0 {
+			return &exitError{exitDenied, fmt.Errorf("%s needed approval, which nobody could give here: allow %s with a rule in .wield/settings.json, or run wield at a terminal",
+				count(int(n), "call", "calls"), plural(int(n), "it", "them"))}
+		}
+	}
+	return nil
+}
+
 func readTask(stdin io.Reader, args []string) (string, error) {
 	if len(args) == 1 && args[0] != "-" {
 		return args[0], nil
@@ -415,157 +483,6 @@ func readTask(stdin io.Reader, args []string) (string, error) {
 		return "", errors.New("no task: give it as an argument or on standard input")
 	}
 	return task, nil
-}
-
-// runPrinter shows a run: the answer on stdout, progress on stderr when it
-// is a terminal, or every event as JSON.
-type runPrinter struct {
-	g           *globals
-	json        bool
-	interactive bool
-	enc         *json.Encoder
-	wroteText   bool
-	// model names the model ("provider:model") in the usage line; priced
-	// says whether its cost is known.
-	model  string
-	priced bool
-
-	mu       sync.Mutex // events come from the loop and from parallel tools
-	spinMu   sync.Mutex // guards spinner and spinDone
-	spinner  chan struct{}
-	spinDone chan struct{}
-}
-
-// spin shows a spinner on stderr while the model thinks, until stopSpin.
-func (p *runPrinter) spin(round int) {
-	p.stopSpin()
-	p.spinMu.Lock()
-	defer p.spinMu.Unlock()
-	stop, done := make(chan struct{}), make(chan struct{})
-	p.spinner, p.spinDone = stop, done
-	go func() {
-		defer close(done)
-		frames := []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		start := time.Now()
-		for i := 0; ; i++ {
-			p.mu.Lock()
-			fmt.Fprintf(p.g.stderr, "\r%s%c thinking (round %d, %.0fs)%s\033[K", p.dim(), frames[i%len(frames)], round, time.Since(start).Seconds(), p.undim())
-			p.mu.Unlock()
-			select {
-			case <-stop:
-				p.mu.Lock()
-				fmt.Fprint(p.g.stderr, "\r\033[K")
-				p.mu.Unlock()
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-}
-
-// stopSpin stops the spinner, if one runs, and waits until it has cleared
-// its line, so that nothing printed next is erased. It must be called
-// without p.mu held.
-func (p *runPrinter) stopSpin() {
-	p.spinMu.Lock()
-	stop, done := p.spinner, p.spinDone
-	p.spinner, p.spinDone = nil, nil
-	p.spinMu.Unlock()
-	if stop != nil {
-		close(stop)
-		<-done
-	}
-}
-
-// dim and undim bracket secondary text on a terminal that takes colour.
-func (p *runPrinter) dim() string {
-	if !p.interactive || p.g.noColor() {
-		return ""
-	}
-	return "\033[2m"
-}
-
-func (p *runPrinter) undim() string {
-	if p.dim() == "" {
-		return ""
-	}
-	return "\033[0m"
-}
-
-func newRunPrinter(g *globals, asJSON bool) *runPrinter {
-	p := &runPrinter{g: g, json: asJSON, interactive: isTerminal(g.stderr)}
-	if asJSON {
-		p.enc = json.NewEncoder(g.stdout)
-	}
-	return p
-}
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-func (p *runPrinter) event(e agent.Event) {
-	if p.json {
-		p.mu.Lock()
-		_ = p.enc.Encode(e)
-		p.mu.Unlock()
-		return
-	}
-	if p.interactive {
-		switch e.Kind {
-		case agent.EventRoundStarted:
-			p.spin(e.Round)
-			return
-		case agent.EventText, agent.EventToolStarted, agent.EventRunFinished:
-			p.stopSpin()
-		}
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch e.Kind {
-	case agent.EventText:
-		io.WriteString(p.g.stdout, e.Text)
-		p.wroteText = true
-	case agent.EventToolStarted:
-		if p.interactive {
-			fmt.Fprintf(p.g.stderr, "\r%s… %s%s\n", p.dim(), e.Call.Tool, p.undim())
-		}
-	case agent.EventToolFinished:
-		if p.interactive {
-			mark := "✓"
-			if e.Call.Result != nil && !e.Call.Result.Success {
-				mark = "✗"
-			}
-			fmt.Fprintf(p.g.stderr, "%s%s %s %v%s\n", p.dim(), mark, e.Call.Tool, e.Call.Duration.Round(time.Millisecond/10), p.undim())
-		}
-	}
-}
-
-func (p *runPrinter) finish(o *agent.Outcome) {
-	p.stopSpin()
-	if p.json || o == nil {
-		return
-	}
-	if !p.wroteText && o.Text != "" {
-		io.WriteString(p.g.stdout, o.Text)
-		p.wroteText = true
-	}
-	if p.wroteText {
-		io.WriteString(p.g.stdout, "\n")
-	}
-	p.wroteText = false
-	if o.Reason != agent.StopAnswer && o.Note != "" {
-		fmt.Fprintf(p.g.stderr, "wield: %s\n", o.Note)
-	}
-	if line := usageLine(o, p.model, p.priced); line != "" {
-		fmt.Fprintf(p.g.stderr, "%s%s%s\n", p.dim(), line, p.undim())
-	}
 }
 
 // usageLine sums up what a run used: rounds, tokens and, when the model's

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -30,7 +32,7 @@ func (g *globals) store(ws string) *session.Store {
 // stateIgnore keeps wield's own state out of the project's git status;
 // project configuration in .wield (settings.json, tools/, mcp.json) stays
 // visible.
-const stateIgnore = "# wield's own state; settings.json, tools/ and mcp.json are project configuration\nsessions/\nspill/\nlogs/\n"
+const stateIgnore = "# wield's own state and personal settings; settings.json, tools/ and mcp.json are project configuration\nsessions/\nspill/\nlogs/\nsettings.local.json\n"
 
 // ignoreState writes .wield/.gitignore in workspace ws if .wield has none.
 // Failing to is harmless.
@@ -93,18 +95,31 @@ each. Continue one with wield run --session ID.`,
 				return writeJSON(g, list)
 			}
 			rows := make([][]string, 0, len(list))
+			now := time.Now()
 			for _, s := range list {
-				state := "closed"
-				switch {
-				case s.Err != "":
-					state = "unreadable: " + s.Err
-				case s.Open:
-					state = "open"
+				title := oneLine(s.Purpose, 50)
+				if s.Child != nil {
+					title = "(" + s.Child.Agent + " for " + s.Child.Session + ") " + title
 				}
-				rows = append(rows, []string{s.ID, s.CreatedAt.Local().Format(time.DateTime), strconv.Itoa(s.Turns), state, oneLine(s.Purpose, 60)})
+				if s.Err != "" {
+					rows = append(rows, []string{s.ID, age(now, s.Modified), "-", "-", "-", "unreadable: " + s.Err})
+					continue
+				}
+				tasks, cost, priced := "-", "-", false
+				if st, err := st.Load(s.ID); err == nil {
+					n, c := sessionTotals(st)
+					tasks, priced = strconv.Itoa(n), c > 0
+					if priced {
+						cost = fmt.Sprintf("$%.4f", c)
+					}
+				}
+				if s.Open {
+					title += " (open)"
+				}
+				rows = append(rows, []string{s.ID, age(now, s.Modified), tasks, cmp.Or(s.Model, "-"), cost, title})
 			}
 			return writeTable(g, "no sessions yet; start one with wield run",
-				[]string{"ID", "CREATED", "TURNS", "STATE", "PURPOSE"}, rows)
+				[]string{"ID", "AGE", "TURNS", "MODEL", "COST", "TITLE"}, rows)
 		},
 	}
 	ls.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -184,6 +199,39 @@ each. Continue one with wield run --session ID.`,
 	return cmd
 }
 
+// sessionTotals counts a session's turns as a person does, one per task
+// given, and adds up its models' cost (zero when no prices are known).
+func sessionTotals(s *session.State) (turns int, cost float64) {
+	for _, ts := range [][]session.Turn{s.Turns, s.Pool} {
+		for _, t := range ts {
+			switch t.Kind {
+			case session.TurnUserTask:
+				turns++
+			case session.TurnModelResponse:
+				if t.Usage != nil {
+					cost += t.Usage.Cost
+				}
+			}
+		}
+	}
+	return turns, cost
+}
+
+// age says how long ago t was, in the largest whole unit: 40s, 5m, 3h,
+// 2d.
+func age(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(0, int(d.Seconds())))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
 func printSession(g *globals, s *session.State) {
 	h := s.Header
 	fmt.Fprintf(g.stdout, "session %s  created %s", h.ID, h.CreatedAt.Local().Format(time.DateTime))
@@ -237,4 +285,71 @@ func oneLine(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// resolveSession turns --continue and --resume into --session: the
+// workspace's latest session that a person started, or the one whose id
+// starts with the prefix given. An ambiguous prefix is an error that
+// lists the candidates.
+func resolveSession(st *session.Store, f *runFlags) error {
+	set := 0
+	for _, b := range []bool{f.cont, f.resume != "", f.sessionID != ""} {
+		if b {
+			set++
+		}
+	}
+	if set > 1 {
+		return &exitError{exitUsage, errors.New("give one of --continue, --resume and --session")}
+	}
+	if (f.cont || f.resume != "") && f.newSess {
+		return &exitError{exitUsage, errors.New("--new starts a session; --continue and --resume continue one")}
+	}
+	if !f.cont && f.resume == "" {
+		return nil
+	}
+	list, err := st.List()
+	if err != nil {
+		return err
+	}
+	if f.cont {
+		for _, s := range list { // newest first
+			if s.Err == "" && s.Child == nil {
+				f.sessionID = s.ID
+				return nil
+			}
+		}
+		return &exitError{exitUsage, errors.New("no session to continue in this workspace; start one with wield run TASK")}
+	}
+	id, err := matchSession(list, f.resume)
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	f.sessionID = id
+	return nil
+}
+
+// matchSession returns the id of the session in list that prefix names:
+// an exact id, or the only id that starts with prefix.
+func matchSession(list []session.Summary, prefix string) (string, error) {
+	var found []session.Summary
+	for _, s := range list {
+		if s.ID == prefix {
+			return s.ID, nil
+		}
+		if strings.HasPrefix(s.ID, prefix) {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("no session id starts with %q: %w", prefix, session.ErrNotFound)
+	case 1:
+		return found[0].ID, nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d sessions start with %q; give more of the id:", len(found), prefix)
+	for _, s := range found {
+		fmt.Fprintf(&b, "\n  %s  %s  %s", s.ID, s.CreatedAt.Local().Format(time.DateTime), oneLine(s.Purpose, 60))
+	}
+	return "", errors.New(b.String())
 }
