@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -28,6 +29,83 @@ type redactor struct {
 	// use): each at least MinSecretLen bytes of valid UTF-8, not part of
 	// Redacted, without duplicates.
 	secrets []string
+	// live holds the secrets learnt while the host runs; nil means none.
+	live *SecretSet
+}
+
+// MinLiveSecretLen is the length in bytes below which [SecretSet.Add]
+// refuses a value. It is lower than [MinSecretLen]: a value the user typed
+// as a secret (a short password) is known to be one, so it is worth
+// hiding even at the cost of a word that happens to contain it.
+const MinLiveSecretLen = 4
+
+// A SecretSet holds secret values learnt while the host runs, such as a
+// value the user typed when a tool asked for it: given as [Store.Live],
+// every journal of the store replaces them with [Redacted] from the moment
+// they are added, like [Store.Secrets]. [SecretSet.Redact] hides them in
+// other text the host writes (logs, printed results). Its zero value is
+// empty; it is safe for concurrent use. A value is never removed.
+type SecretSet struct {
+	mu     sync.RWMutex
+	values []string
+}
+
+// Add adds a secret value and reports whether it is kept: a value shorter
+// than [MinLiveSecretLen] bytes, not valid UTF-8 or part of [Redacted] is
+// not (the caller should then not use it as a secret).
+func (s *SecretSet) Add(v string) bool {
+	if len(v) < MinLiveSecretLen || !utf8.ValidString(v) || strings.Contains(Redacted, v) {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !slices.Contains(s.values, v) {
+		s.values = append(s.values, v)
+	}
+	return true
+}
+
+// Len returns the number of values held.
+func (s *SecretSet) Len() int {
+	if s == nil {
+		return 0
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.values)
+}
+
+// Redact returns text with every occurrence of the values replaced by
+// [Redacted]. A nil set returns text unchanged.
+func (s *SecretSet) Redact(text string) string {
+	if s.Len() == 0 {
+		return text
+	}
+	r := redactor{live: s}
+	return r.hide(validUTF8(text))
+}
+
+// RedactJSON returns raw with the values replaced in its strings, as the
+// journal stores them; see [SecretSet.Redact].
+func (s *SecretSet) RedactJSON(raw json.RawMessage) json.RawMessage {
+	if s.Len() == 0 {
+		return raw
+	}
+	r := redactor{live: s}
+	return r.json(raw)
+}
+
+// all returns the static secrets and a copy of the live ones.
+func (r *redactor) all() []string {
+	if r.live == nil {
+		return r.secrets
+	}
+	r.live.mu.RLock()
+	defer r.live.mu.RUnlock()
+	if len(r.live.values) == 0 {
+		return r.secrets
+	}
+	return append(slices.Clip(r.secrets), r.live.values...)
 }
 
 // newRedactor returns the redactor of the secret values. It also returns
@@ -97,7 +175,7 @@ func (r *redactor) text(s string) string {
 // its occurrences in valid text begin and end at character boundaries.
 func (r *redactor) hide(s string) string {
 	var spans [][2]int
-	for _, secret := range r.secrets {
+	for _, secret := range r.all() {
 		for at := 0; at+len(secret) <= len(s); {
 			i := strings.Index(s[at:], secret)
 			if i < 0 {
@@ -134,7 +212,7 @@ func (r *redactor) mayHold(raw []byte) bool {
 	if bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw) || maybeSecret(string(raw)) {
 		return true
 	}
-	for _, secret := range r.secrets {
+	for _, secret := range r.all() {
 		if bytes.Contains(raw, []byte(secret)) {
 			return true
 		}

@@ -58,6 +58,10 @@ type Store struct {
 	// Built-in patterns catch common key formats and Authorization headers.
 	// Secrets is read when the store is first used.
 	Secrets []string
+	// Live holds secrets learnt while the host runs (a value the user
+	// typed for a tool); the journals hide them from the moment they are
+	// added. Nil means none.
+	Live *SecretSet
 	// Logger receives warnings such as a repaired journal; a nil Logger
 	// discards them.
 	Logger *slog.Logger
@@ -116,6 +120,7 @@ func (s *Store) redactor() redactor {
 	s.redactOnce.Do(func() {
 		var ignored int
 		s.red, ignored = newRedactor(s.Secrets)
+		s.red.live = s.Live
 		if ignored > 0 {
 			s.logger().Warn("a secret to keep out of session journals looks wrong (shorter than min_bytes, or not UTF-8), so it is not redacted; check the API key",
 				"ignored", ignored, "min_bytes", MinSecretLen)
