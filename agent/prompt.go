@@ -66,11 +66,11 @@ type Prompt struct {
 }
 
 // PinnedContext is implemented by sessions that keep documents in every
-// prompt, beside the task: a host pins there what a compaction must not
-// lose, such as the instructions of the skills activated before it.
-// Pinned is called once a model call; the documents are the caller's.
+// prompt, beside the task: what a compaction must not lose, such as the
+// instructions of the skills activated before it ([session.Session.Pin]).
+// Pinned is called once a model call; the slice is the caller's.
 type PinnedContext interface {
-	Pinned() []Document
+	Pinned() []session.Pin
 }
 
 // prompt returns the prompt of the next model call of the run in state st
@@ -89,7 +89,9 @@ func (a *Agent) prompt(s Session, st *runState) Prompt {
 		}
 	}
 	if pc, ok := s.(PinnedContext); ok {
-		p.Pinned = pc.Pinned()
+		for _, pin := range pc.Pinned() {
+			p.Pinned = append(p.Pinned, Document{Path: pin.Path, Content: pin.Content})
+		}
 	}
 	if pc, ok := s.(PlanContext); ok && a.cfg.Root != nil {
 		if path := pc.Plan(); path != "" {

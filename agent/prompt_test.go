@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/session"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -150,14 +151,14 @@ func TestExpireResults(t *testing.T) {
 // pinnedSession is a MemorySession that pins one document.
 type pinnedSession struct {
 	*MemorySession
-	docs []Document
+	docs []session.Pin
 }
 
-func (s pinnedSession) Pinned() []Document { return s.docs }
+func (s pinnedSession) Pinned() []session.Pin { return s.docs }
 
 func TestPromptPinsDocuments(t *testing.T) {
 	a := &Agent{}
-	s := pinnedSession{MemorySession: &MemorySession{}, docs: []Document{{Path: "/ws/.agents/skills/x/SKILL.md", Content: "Do x."}}}
+	s := pinnedSession{MemorySession: &MemorySession{}, docs: []session.Pin{{Path: "/ws/.agents/skills/x/SKILL.md", Content: "Do x."}}}
 	p := a.prompt(s, &runState{task: "the task"})
 	msgs := BuildPrompt(p)
 	got := msgs[len(msgs)-1].Content

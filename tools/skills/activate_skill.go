@@ -51,9 +51,12 @@ func (cfg Config) activate(_ context.Context, c *tool.Call, in ActivateInput) (t
 		return tool.Failure(fmt.Sprintf("skill %s: cannot list its directory: %v", sk.Name, err)), nil
 	}
 	if s := cfg.session(c); s != nil {
-		a := Activation{Name: sk.Name, Path: sk.Path, CallID: c.ID, Generation: s.CompactionGeneration(), Time: cfg.now().UTC()}
+		a := Activation{Name: sk.Name, Path: sk.Path, CallID: c.ID, Time: cfg.now().UTC()}
 		if err := s.Set(map[string]any{MetaPrefix + sk.Name: a}); err != nil {
 			return tool.Result{}, tool.Fatal(fmt.Errorf("journal the activation of skill %s: %w", sk.Name, err))
+		}
+		if err := s.Pin(MetaPrefix+sk.Name, sk.Path, sk.Body); err != nil {
+			return tool.Result{}, tool.Fatal(err)
 		}
 	}
 	var b strings.Builder

@@ -20,15 +20,13 @@
 // # After a compaction
 //
 // An activation is journaled in the session as the metadata key
-// "skill:NAME", with the session's compaction generation at the time.
-// When the session has been compacted since, [Config.Reactivated] returns
-// the skill's instructions, so that the host pins them in the prompt
-// again: a summary does not lose what the skill said. Nothing is run
-// again.
+// "skill:NAME", and the skill's instructions are pinned
+// ([session.Session.Pin]): once the session is compacted past the
+// activation, the agent shows them in every prompt again, so that a
+// summary does not lose what the skill said. Nothing is run again.
 package skills
 
 import (
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -79,10 +77,7 @@ type Activation struct {
 	// Path is the skill's SKILL.md.
 	Path   string `json:"path"`
 	CallID string `json:"call_id,omitempty"`
-	// Generation is the session's compaction generation when the skill
-	// was activated.
-	Generation int       `json:"generation"`
-	Time       time.Time `json:"time"`
+	Time   time.Time `json:"time"`
 }
 
 var errNoSkills = errors.New("no skills are set up in this run")
@@ -128,40 +123,5 @@ func (cfg Config) Active(id string) []*skill.Skill {
 		}
 	}
 	slices.SortFunc(out, func(a, b *skill.Skill) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
-
-// A Reactivation is a skill to pin in the prompt again.
-type Reactivation struct {
-	Name, Path, Body string
-}
-
-// Reactivated returns the skills activated in session id before its last
-// compaction, with their current instructions, sorted by name; nil when
-// there are none or Sessions does not have the session open. A skill
-// that is gone since is left out.
-func (cfg Config) Reactivated(id string) []Reactivation {
-	s := cfg.session(&tool.Call{SessionID: id})
-	if s == nil {
-		return nil
-	}
-	gen := s.CompactionGeneration()
-	var out []Reactivation
-	for k, raw := range s.State().Meta {
-		name, ok := strings.CutPrefix(k, MetaPrefix)
-		if !ok {
-			continue
-		}
-		var a Activation
-		if err := json.Unmarshal(raw, &a); err != nil || a.Generation >= gen {
-			continue
-		}
-		sk, ok := cfg.set().Get(name)
-		if !ok {
-			continue
-		}
-		out = append(out, Reactivation{Name: name, Path: sk.Path, Body: sk.Body})
-	}
-	slices.SortFunc(out, func(a, b Reactivation) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }

@@ -86,14 +86,14 @@ func TestActivateJournalsAndReinjectsAfterCompaction(t *testing.T) {
 		t.Fatalf("the activation is not journaled; meta: %v", f.sess.State().Meta)
 	}
 	var a Activation
-	if err := json.Unmarshal(raw, &a); err != nil || a.CallID != "call-1" || a.Generation != 0 {
+	if err := json.Unmarshal(raw, &a); err != nil || a.CallID != "call-1" {
 		t.Errorf("journaled activation = %+v (%v)", a, err)
 	}
 	if got := f.cfg.Active(f.sess.ID()); len(got) != 1 || got[0].AllowedTools[1] != "run_shell_command(python3 scripts/fill.py:*)" {
 		t.Errorf("Active = %v; want pdf-forms with its allowed-tools", got)
 	}
-	if got := f.cfg.Reactivated(f.sess.ID()); got != nil {
-		t.Errorf("Reactivated before any compaction = %v; want nil", got)
+	if got := f.sess.Pinned(); got != nil {
+		t.Errorf("Pinned before any compaction = %v; want nil", got)
 	}
 	if err := f.sess.Commit(t.Context()); err != nil {
 		t.Fatal(err)
@@ -101,9 +101,9 @@ func TestActivateJournalsAndReinjectsAfterCompaction(t *testing.T) {
 	if _, err := f.sess.Compress(1, 1, "the user asked to fill a form; pdf-forms was activated"); err != nil {
 		t.Fatal(err)
 	}
-	got := f.cfg.Reactivated(f.sess.ID())
-	if len(got) != 1 || got[0].Name != "pdf-forms" || !strings.HasPrefix(got[0].Body, "# Filling a PDF form") {
-		t.Errorf("Reactivated after compaction = %+v; want pdf-forms with its body", got)
+	got := f.sess.Pinned()
+	if len(got) != 1 || !strings.HasSuffix(got[0].Path, "pdf-forms/SKILL.md") || !strings.HasPrefix(got[0].Content, "# Filling a PDF form") {
+		t.Errorf("Pinned after compaction = %+v; want pdf-forms with its body", got)
 	}
 }
 
