@@ -75,8 +75,8 @@ const CreatedPrefix = "skill-created:"
 type Activation struct {
 	Name string `json:"name"`
 	// Path is the skill's SKILL.md.
-	Path   string `json:"path"`
-	CallID string `json:"call_id,omitempty"`
+	Path   string    `json:"path"`
+	CallID string    `json:"call_id,omitempty"`
 	Time   time.Time `json:"time"`
 }
 
