@@ -139,6 +139,12 @@ func restore(blobs *session.Blobs, a Action) (session.FileRef, error) {
 		if err := r.Remove(a.Path); err != nil && !errors.Is(err, iofs.ErrNotExist) {
 			return cur, err
 		}
+		// Directories left empty go too, as git does on checkout.
+		for dir := path.Dir(a.Path); dir != "."; dir = path.Dir(dir) {
+			if r.Remove(dir) != nil {
+				break
+			}
+		}
 		return cur, nil
 	}
 	data, err := blobs.Get(a.Target.Hash)

@@ -174,7 +174,7 @@ func (p *Plan) fill(st *session.State, scope Scope) (*Plan, error) {
 	if c := st.OpenChange(); c != nil && slices.Contains(p.Groups, c.Group()) {
 		p.CloseChange = c.Seq
 	}
-	if !scope.Code {
+	if !scope.Code || p.ToRound > 0 && len(p.Groups) == 0 {
 		p.Groups = nil
 		return p, nil
 	}
@@ -198,7 +198,9 @@ func (p *Plan) fill(st *session.State, scope Scope) (*Plan, error) {
 	var keys []key
 	for i := range st.Files {
 		r := &st.Files[i]
-		if !in[r.Group] {
+		// A rewind follows every change from its round on, undone ones
+		// too: the files go back to what they were before the first.
+		if p.ToRound > 0 && r.Round < p.ToRound || p.ToRound == 0 && !in[r.Group] {
 			continue
 		}
 		k := key{r.Root, r.Path}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/wieldhq/wield/session"
@@ -64,6 +65,10 @@ type Snapshotter struct {
 	// DefaultSkipDirs. Directories ignored by .gitignore files are skipped
 	// too.
 	SkipDirs []string
+	// Only, if set, limits the snapshot to these names at the top of the
+	// root (files or directories), such as wield's own configuration files
+	// in its state directory; nil means everything.
+	Only []string
 	// Workers hash files concurrently; zero means GOMAXPROCS.
 	Workers int
 
@@ -77,7 +82,8 @@ func (s *Snapshotter) Blobs() *session.Blobs {
 }
 
 func (s *Snapshotter) indexPath(root string) string {
-	return filepath.Join(s.Dir, "index-"+session.HashBytes([]byte(root))[:16]+".json")
+	key := root + "\x00" + strings.Join(s.Only, "\x00")
+	return filepath.Join(s.Dir, "index-"+session.HashBytes([]byte(key))[:16]+".json")
 }
 
 // previous returns the last snapshot of root: this process's, else the
@@ -113,6 +119,9 @@ func (s *Snapshotter) Take(ctx context.Context, root string) (*Tree, error) {
 		return nil, fmt.Errorf("snapshot: root %q is not absolute", root)
 	}
 	r, err := os.OpenRoot(root)
+	if errors.Is(err, iofs.ErrNotExist) {
+		return &Tree{Root: root, Files: map[string]Entry{}}, nil // nothing there yet
+	}
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
@@ -228,6 +237,9 @@ func (w *walker) dir(ctx context.Context, rel string, ignores []ignoreList) erro
 		name := e.Name()
 		p := join(name)
 		isDir := e.IsDir()
+		if rel == "." && w.s.Only != nil && !slices.Contains(w.s.Only, name) {
+			continue
+		}
 		if isDir && w.skipDir(name) {
 			continue
 		}

@@ -11,10 +11,12 @@ import (
 	"github.com/wieldhq/wield/session"
 )
 
-// A Tracker snapshots a workspace before and after each round of a
-// session's work and records in the session's ledger every change the
-// tools did not report themselves: what shell commands did (sed -i, a code
-// generator, rm), so that undo takes it back too. It implements the agent
+// A Tracker snapshots directory trees (the workspace, wield's own
+// configuration) before and after each round of a session's work and
+// records in the session's ledger every change the tools did not report
+// themselves: what shell commands did (sed -i, a code generator, rm), and
+// what the agent changed of wield (memory, skills, permission rules, MCP
+// server files), so that undo takes it back too. It implements the agent
 // package's RoundObserver. It is safe for concurrent use, for different
 // sessions.
 //
@@ -24,11 +26,12 @@ type Tracker struct {
 	// Store holds the sessions; a round of a session this process does not
 	// have open for writing is not tracked.
 	Store *session.Store
-	// Snapshots takes the snapshots.
-	Snapshots *Snapshotter
-	// Root is the workspace's absolute directory, as the file tools name
-	// it in their records.
-	Root string
+	// Watch lists the trees snapshotted around each round: the workspace
+	// (its absolute directory, as the file tools name it in their
+	// records), and wield's own configuration (memory, skills, settings
+	// with their permission rules, MCP server files), so that what an
+	// agent changed of wield itself is undone with the rest.
+	Watch []Watched
 	// Logger receives a warning when a snapshot fails (the round goes on
 	// untracked); nil discards.
 	Logger *slog.Logger
@@ -37,9 +40,17 @@ type Tracker struct {
 	starts map[string]roundStart
 }
 
+// Watched is a tree a [Tracker] snapshots.
+type Watched struct {
+	// Root is the tree's absolute directory.
+	Root string
+	// Snapshots takes its snapshots.
+	Snapshots *Snapshotter
+}
+
 type roundStart struct {
-	tree *Tree
-	mark int // the ledger's length when the round started
+	trees []*Tree // by Watch index; nil where the snapshot failed
+	mark  int     // the ledger's length when the round started
 }
 
 func (t *Tracker) logger() *slog.Logger {
@@ -55,17 +66,21 @@ func (t *Tracker) RoundStarted(ctx context.Context, id string) error {
 	if !ok {
 		return nil
 	}
-	tree, err := t.Snapshots.Take(ctx, t.Root)
-	if err != nil {
-		t.logger().Warn("workspace snapshot failed; shell changes of this round cannot be undone", "session", id, "err", err)
-		return nil
+	start := roundStart{trees: make([]*Tree, len(t.Watch)), mark: sess.FileCount()}
+	for i, w := range t.Watch {
+		tree, err := w.Snapshots.Take(ctx, w.Root)
+		if err != nil {
+			t.logger().Warn("snapshot failed; changes made outside the file tools this round cannot be undone", "session", id, "root", w.Root, "err", err)
+			continue
+		}
+		start.trees[i] = tree
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.starts == nil {
 		t.starts = map[string]roundStart{}
 	}
-	t.starts[id] = roundStart{tree: tree, mark: sess.FileCount()}
+	t.starts[id] = start
 	return nil
 }
 
@@ -85,17 +100,29 @@ func (t *Tracker) RoundEnded(ctx context.Context, id string) error {
 	if !ok {
 		return nil
 	}
-	after, err := t.Snapshots.Take(ctx, t.Root)
-	if err != nil {
-		t.logger().Warn("workspace snapshot failed; shell changes of this round cannot be undone", "session", id, "err", err)
-		return nil
-	}
 	st := sess.State()
-	records := ShellChanges(start.tree, after, st.Files[min(start.mark, len(st.Files)):], t.exists)
-	if len(records) == 0 {
-		return nil
+	tools := st.Files[min(start.mark, len(st.Files)):]
+	var records []session.FileRecord
+	for i, w := range t.Watch {
+		if start.trees[i] == nil {
+			continue
+		}
+		after, err := w.Snapshots.Take(ctx, w.Root)
+		if err != nil {
+			t.logger().Warn("snapshot failed; changes made outside the file tools this round cannot be undone", "session", id, "root", w.Root, "err", err)
+			continue
+		}
+		rs := ShellChanges(start.trees[i], after, tools, func(rel string) bool { return exists(w.Root, rel) })
+		if err := copyBlobs(w.Snapshots.Blobs(), sess.Blobs(), rs); err != nil {
+			return fmt.Errorf("record the changes of session %s in %s: %w", id, w.Root, err)
+		}
+		records = append(records, rs...)
 	}
-	src, dst := t.Snapshots.Blobs(), sess.Blobs()
+	return sess.AppendFileRecords(records)
+}
+
+// copyBlobs copies the contents records name from src to dst.
+func copyBlobs(src, dst *session.Blobs, records []session.FileRecord) error {
 	for _, r := range records {
 		for _, h := range []string{r.BeforeHash, r.AfterHash} {
 			if h == "" || dst.Has(h) {
@@ -103,19 +130,19 @@ func (t *Tracker) RoundEnded(ctx context.Context, id string) error {
 			}
 			data, err := src.Get(h)
 			if err != nil {
-				return fmt.Errorf("record shell changes of session %s: %w", id, err)
+				return err
 			}
 			if _, err := dst.Put(data); err != nil {
-				return fmt.Errorf("record shell changes of session %s: %w", id, err)
+				return err
 			}
 		}
 	}
-	return sess.AppendFileRecords(records)
+	return nil
 }
 
-// exists reports whether rel exists in the workspace now.
-func (t *Tracker) exists(rel string) bool {
-	r, err := os.OpenRoot(t.Root)
+// exists reports whether rel exists in root now.
+func exists(root, rel string) bool {
+	r, err := os.OpenRoot(root)
 	if err != nil {
 		return false
 	}

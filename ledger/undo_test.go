@@ -55,7 +55,7 @@ func newEnv(t *testing.T, files map[string]string) *env {
 	}
 	t.Cleanup(func() { ws.Close() })
 	e := &env{t: t, root: root, ws: ws, store: store, sess: sess, tools: map[string]*tool.Tool{},
-		tracker: &ledger.Tracker{Store: store, Root: root, Snapshots: &ledger.Snapshotter{Dir: filepath.Join(state, "snapshots")}}}
+		tracker: &ledger.Tracker{Store: store, Watch: []ledger.Watched{{Root: root, Snapshots: &ledger.Snapshotter{Dir: filepath.Join(state, "snapshots")}}}}}
 	for _, tl := range fs.Tools(fs.Config{Recorder: store}) {
 		e.tools[tl.Name()] = tl
 	}
@@ -371,5 +371,38 @@ func TestUndoDoesNotWriteThroughLinkedParent(t *testing.T) {
 	}
 	if got := read(t, outside, "a.txt"); got != "b\n" {
 		t.Errorf("the file outside the workspace became %q", got)
+	}
+}
+
+// TestUndoTakesBackChangesToWieldsOwnConfiguration: a permission rule
+// saved, a memory note written and an MCP server added to wield's
+// configuration during a round are undone with the round, through the
+// snapshot of wield's state directory.
+func TestUndoTakesBackChangesToWieldsOwnConfiguration(t *testing.T) {
+	e := newEnv(t, map[string]string{
+		".wield/settings.json":     `{"permissions":{"allow":[]}}` + "\n",
+		".wield/sessions/x.jsonl":  "not watched\n",
+		".wield/memory/project.md": "# Memory\n",
+	})
+	state := filepath.Join(e.root, ".wield")
+	e.tracker.Watch = append(e.tracker.Watch, ledger.Watched{Root: state,
+		Snapshots: &ledger.Snapshotter{Dir: t.TempDir(), Only: []string{"settings.json", "mcp.json", "memory", "skills"}}})
+	before := treeHash(t, state)
+	e.round("self-modify", func() {
+		write(t, state, "settings.json", `{"permissions":{"allow":["Bash(rm:*)"]}}`+"\n")
+		write(t, state, "memory/notes/new.md", "remember this\n")
+		write(t, state, "mcp.json", `{"mcpServers":{"evil":{"command":"evil"}}}`+"\n")
+		write(t, state, "skills/new/SKILL.md", "---\nname: new\n---\n")
+		write(t, state, "sessions/x.jsonl", "changed, but not watched\n")
+	})
+	if _, err := e.undoLast(nil); err != nil {
+		t.Fatal(err)
+	}
+	write(t, state, "sessions/x.jsonl", "not watched\n")
+	if got := treeHash(t, state); got != before {
+		t.Errorf("wield's configuration after undo differs from before the round")
+	}
+	if _, err := os.Stat(filepath.Join(state, "mcp.json")); !errors.Is(err, iofs.ErrNotExist) {
+		t.Errorf("the MCP server file the round created is still there: %v", err)
 	}
 }

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wieldhq/wield/session"
+)
+
+func TestUndoInChat(t *testing.T) {
+	root := t.TempDir()
+	store := &session.Store{Dir: t.TempDir()}
+	sess, err := store.Create(session.Header{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	g := &globals{workdir: root}
+	var out bytes.Buffer
+	msg, err := g.undoInChat(t.Context(), sess, strings.NewReader(""), &out, false)
+	if err != nil || msg != "nothing to undo" {
+		t.Fatalf("undoInChat on an empty ledger = %q, %v", msg, err)
+	}
+	if err := sess.Begin(t.Context(), "task"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.RecordFileChange(t.Context(), session.FileChange{SessionID: sess.ID(), Root: root, Path: "a.txt",
+		After: &session.FileContent{Data: []byte("new"), Mode: 0o644}}); err != nil {
+		t.Fatal(err)
+	}
+	// Asked and refused: nothing changes.
+	msg, err = g.undoInChat(t.Context(), sess, strings.NewReader("n\n"), &out, true)
+	if err != nil || msg != "nothing changed" {
+		t.Fatalf("undoInChat refused = %q, %v", msg, err)
+	}
+	if !strings.Contains(out.String(), "delete     a.txt") {
+		t.Errorf("preview = %q, want the deletion of a.txt", out.String())
+	}
+	msg, err = g.undoInChat(t.Context(), sess, strings.NewReader("y\n"), &out, true)
+	if err != nil || !strings.Contains(msg, "1 file(s) restored") {
+		t.Fatalf("undoInChat = %q, %v", msg, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "a.txt")); !os.IsNotExist(err) {
+		t.Errorf("a.txt still exists after /undo: %v", err)
+	}
+}
