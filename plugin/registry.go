@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/wieldhq/wield/internal/treecopy"
 )
 
 // StateFile is the name of the file, in a [Registry]'s directory, that
@@ -135,7 +136,7 @@ func (r *Registry) Add(dir, source string) (*Plugin, []Problem, error) {
 		return nil, problems, fmt.Errorf("add plugin %s: %w", name, err)
 	}
 	defer os.RemoveAll(tmp)
-	if err := copyTree(pl.Dir, tmp); err != nil {
+	if err := treecopy.Copy(pl.Dir, tmp, ".git"); err != nil {
 		return nil, problems, fmt.Errorf("add plugin %s: copy: %w", name, err)
 	}
 	dest := r.PluginDir(name)
@@ -274,70 +275,6 @@ func (r *Registry) Load() (plugins []*Plugin, pending []Pending, problems []Prob
 		}
 	}
 	return plugins, pending, problems, nil
-}
-
-// copyTree copies the regular files and directories of src into dst (an
-// existing directory), through roots: .git and links are left out.
-func copyTree(src, dst string) error {
-	sr, err := os.OpenRoot(src)
-	if err != nil {
-		return err
-	}
-	defer sr.Close()
-	dr, err := os.OpenRoot(dst)
-	if err != nil {
-		return err
-	}
-	defer dr.Close()
-	return fs.WalkDir(sr.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p == "." {
-			return nil
-		}
-		if d.IsDir() {
-			if d.Name() == ".git" {
-				return fs.SkipDir
-			}
-			return dr.Mkdir(p, 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		in, err := sr.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := dr.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, info.Mode().Perm())
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		if err := out.Sync(); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
-}
-
-// CopyTree copies the files of directory src into the new directory dst,
-// as [Registry.Add] copies a plugin: regular files and directories only,
-// .git and links left out. dst must not exist.
-func CopyTree(src, dst string) error {
-	if err := os.Mkdir(dst, 0o755); err != nil {
-		return err
-	}
-	return copyTree(src, dst)
 }
 
 // Summary describes what a plugin holds, for the user deciding whether to

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wieldhq/wield/internal/treecopy"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -139,4 +140,47 @@ func syncDir(dir string) {
 		_ = d.Sync()
 		d.Close()
 	}
+}
+
+// Install copies the skill in directory src into the skills directory
+// dir (created when missing) and returns it as loaded from there. The
+// copy holds regular files and directories only (links and .git are left
+// out) and is renamed into place, so a crash leaves no half skill. Nothing
+// of the skill is run. It returns an error wrapping [ErrExists] when dir
+// has a skill of that name already, and the parse problems of SKILL.md:
+// a skill with an [Error] problem is not installed.
+func Install(dir, src string) (*Skill, []Problem, error) {
+	data, err := os.ReadFile(filepath.Join(src, FileName))
+	if err != nil {
+		return nil, nil, fmt.Errorf("install skill from %s: %w", src, err)
+	}
+	sk, problems := Parse(data, filepath.Base(filepath.Clean(src)))
+	if sk == nil {
+		return nil, problems, fmt.Errorf("install skill from %s: %s is refused; fix the errors above", src, FileName)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, problems, fmt.Errorf("install skill %s: %w", sk.Name, err)
+	}
+	dest := filepath.Join(dir, sk.Name)
+	if _, err := os.Lstat(dest); err == nil {
+		return nil, problems, fmt.Errorf("install skill %s in %s: %w; remove it first", sk.Name, dir, ErrExists)
+	}
+	tmp, err := os.MkdirTemp(dir, "."+sk.Name+".tmp-")
+	if err != nil {
+		return nil, problems, fmt.Errorf("install skill %s: %w", sk.Name, err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := treecopy.Copy(src, tmp, ".git"); err != nil {
+		return nil, problems, fmt.Errorf("install skill %s: %w", sk.Name, err)
+	}
+	if err := os.Rename(tmp, dest); err != nil {
+		return nil, problems, fmt.Errorf("install skill %s: %w", sk.Name, err)
+	}
+	syncDir(dir)
+	set, _ := Load(Root{Dir: dir})
+	installed, ok := set.Get(sk.Name)
+	if !ok {
+		return nil, problems, fmt.Errorf("install skill %s: it does not load from %s", sk.Name, dest)
+	}
+	return installed, problems, nil
 }

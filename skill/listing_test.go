@@ -150,3 +150,23 @@ func BenchmarkLoadAndList(b *testing.B) {
 		}
 	}
 }
+
+func TestInstall(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "skills")
+	src, _ := filepath.Abs("testdata/ws/.agents/skills/csv-report")
+	sk, problems, err := Install(dir, src)
+	if err != nil || len(problems) != 0 {
+		t.Fatalf("Install = %v, %v", err, problems)
+	}
+	tree, _, _ := sk.Tree()
+	if got := strings.Join(Scripts(tree), " "); got != "scripts/table.sh" {
+		t.Errorf("installed scripts = %q", got)
+	}
+	if _, _, err := Install(dir, src); err == nil || !strings.Contains(err.Error(), ErrExists.Error()) {
+		t.Errorf("second Install error = %v", err)
+	}
+	broken, _ := filepath.Abs("testdata/ws/.wield/skills/broken")
+	if _, _, err := Install(dir, broken); err == nil {
+		t.Error("a broken skill was installed")
+	}
+}
