@@ -1,13 +1,160 @@
 package main
 
 import (
-	"github.com/spf13/cobra"
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"sync"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/sandbox"
 	"github.com/wieldhq/wield/tool"
+	"github.com/wieldhq/wield/tools/askmodel"
+	"github.com/wieldhq/wield/tools/code"
+	"github.com/wieldhq/wield/tools/shell"
 )
+
+// codeState is what code execution and the second-model tool keep for
+// one wield process: the flags, the sandbox (made on first use, as
+// probing for it starts bwrap and takes tens of milliseconds) and the
+// run_code sessions, whose scratch directories close removes.
+type codeState struct {
+	sandbox  bool   // --sandbox: shell commands run in the sandbox
+	network  bool   // --sandbox-network
+	askModel string // --ask-model
+
+	once     sync.Once
+	sb       *sandbox.Sandbox
+	sbErr    error
+	sessions *code.Sessions
+}
+
+// register adds the flags, which every command that builds tools heeds.
+func (s *codeState) register(fl *pflag.FlagSet) {
+	fl.BoolVar(&s.sandbox, "sandbox", false, `run shell commands in the sandbox (read-only system, writes only to the workspace and a scratch TMPDIR, no network); refuse to start when this machine has none (see wield doctor); also "sandbox": true in the config files`)
+	fl.BoolVar(&s.network, "sandbox-network", false, `allow sandboxed shell commands and run_code the network; also "sandbox_network": true in the config files`)
+	fl.StringVar(&s.askModel, "ask-model", "", "the `provider:model` ask_model asks by default (default: $WIELD_ASK_MODEL, \"ask_model\" in the config files, else the run's model)")
+}
+
+// sandboxed returns the sandbox, made on first use; its error names what
+// to install.
+func (s *codeState) sandboxed(ctx context.Context) (*sandbox.Sandbox, error) {
+	s.once.Do(func() {
+		s.sb, s.sbErr = sandbox.New(context.WithoutCancel(ctx), sandbox.Config{Helper: []string{"/proc/self/exe", sandbox.HelperArg}})
+	})
+	return s.sb, s.sbErr
+}
+
+// Run runs c in the sandbox, making it first: run_code's [code.Runner].
+func (s *codeState) Run(ctx context.Context, c *sandbox.Command) (*sandbox.Result, error) {
+	sb, err := s.sandboxed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sb.Run(ctx, c)
+}
+
+// close removes the scratch directories of run_code's sessions.
+func (s *codeState) close() error {
+	if s.sessions == nil {
+		return nil
+	}
+	return s.sessions.Close()
+}
+
+// codeDeps is what a run gives the code tools: the provider factory of
+// ask_model and its default model. Zero means they come from the config
+// files (wield call, wield mcp).
+type codeDeps struct {
+	models askmodel.Factory
+	model  string
+}
+
+// codeDepsFor returns the code tools' dependencies for a run with
+// provider and model: ask_model resolves models as --model does
+// (modelFor), or, with --replay (modelFor nil), asks the scripted model
+// whatever model is named.
+func (g *globals) codeDepsFor(provider llm.Provider, model string, modelFor func(string) (llm.Provider, string, error)) codeDeps {
+	d := codeDeps{model: model, models: modelFor}
+	if modelFor == nil {
+		d.models = func(name string) (llm.Provider, string, error) { return provider, name, nil }
+	}
+	return d
+}
+
+// codeSettings reads the settings of the code tools from the config
+// files, with the flags and the environment over them.
+func (g *globals) codeSettings() (runConfig, error) {
+	ws, err := g.workspace()
+	if err != nil {
+		return runConfig{}, err
+	}
+	cfg, err := loadRunConfig(runConfig{AskModel: g.code.askModel, Sandbox: g.code.sandbox, SandboxNetwork: g.code.network}, ws, os.Getenv)
+	if err != nil {
+		return runConfig{}, &exitError{exitUsage, err}
+	}
+	return cfg, nil
+}
+
+// shellConfig returns cfg with the sandbox set when --sandbox or the
+// config files ask for it, and an error naming what to install when this
+// machine cannot give it: shell commands never run unsandboxed when a
+// sandbox was asked for.
+func (g *globals) shellConfig(cfg shell.Config) (shell.Config, error) {
+	settings, err := g.codeSettings()
+	if err != nil {
+		return cfg, err
+	}
+	if !settings.Sandbox {
+		return cfg, nil
+	}
+	sb, err := g.code.sandboxed(context.Background())
+	if err != nil {
+		return cfg, &exitError{exitUsage, fmt.Errorf("--sandbox: %w; install what it names (wield doctor shows what this machine offers), or run without --sandbox and without \"sandbox\": true in the config files", err)}
+	}
+	cfg.Sandbox, cfg.SandboxNetwork = sb, settings.SandboxNetwork
+	return cfg, nil
+}
 
 // codeCommands returns the commands of code execution and the second-model tool.
 func (g *globals) codeCommands() []*cobra.Command { return nil }
 
-// codeTools returns the tools of code execution and the second-model tool, built with deps.
-func (g *globals) codeTools(deps toolDeps) []*tool.Tool { return nil }
+// codeTools returns run_code and ask_model, built with deps.
+func (g *globals) codeTools(deps toolDeps) []*tool.Tool {
+	settings, err := g.codeSettings()
+	if err != nil {
+		g.logger().Warn("code tools", "err", err)
+	}
+	if g.code.sessions == nil {
+		g.code.sessions = code.NewSessions(0)
+	}
+	d := deps.code
+	if d.models == nil {
+		d.models = g.configModels(settings)
+		d.model = settings.Model
+	}
+	if settings.AskModel != "" {
+		d.model = settings.AskModel
+	}
+	return []*tool.Tool{
+		code.NewRunCode(code.Config{Sandbox: &g.code, Network: settings.SandboxNetwork, Sessions: g.code.sessions}),
+		askmodel.New(askmodel.Config{Models: d.models, Model: d.model, Logger: g.logger()}),
+	}
+}
+
+// configModels returns a factory that resolves models as --model does,
+// from the config files' settings, for commands that run no model of
+// their own.
+func (g *globals) configModels(cfg runConfig) askmodel.Factory {
+	return func(model string) (llm.Provider, string, error) {
+		cat, err := catalogFor(cfg)
+		if err != nil {
+			return nil, "", err
+		}
+		return g.modelResolver(cfg, "", cat)(cmp.Or(model, cfg.Model))
+	}
+}

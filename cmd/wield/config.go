@@ -36,10 +36,22 @@ type runConfig struct {
 	// Catalog adds providers and models to the built-in catalogue or
 	// overrides them (prices, windows, base URLs); see `wield models`.
 	Catalog *catalog.File `json:"catalog,omitempty"`
+	// Sandbox runs shell commands in the sandbox, SandboxNetwork lets
+	// sandboxed commands and run_code reach the network, and AskModel is
+	// ask_model's default model: see code.go.
+	Sandbox        bool   `json:"sandbox,omitempty"`
+	SandboxNetwork bool   `json:"sandbox_network,omitempty"`
+	AskModel       string `json:"ask_model,omitempty"`
 }
 
 // merge fills the zero fields of c from o.
 func (c *runConfig) merge(o runConfig) {
+	// A sandbox asked for anywhere is never turned off by a weaker source.
+	c.Sandbox = c.Sandbox || o.Sandbox
+	c.SandboxNetwork = c.SandboxNetwork || o.SandboxNetwork
+	if c.AskModel == "" {
+		c.AskModel = o.AskModel
+	}
 	if c.Model == "" {
 		c.Model = o.Model
 	}
@@ -69,7 +81,7 @@ func (c *runConfig) merge(o runConfig) {
 // loadRunConfig merges flags over the environment over the config files.
 func loadRunConfig(flags runConfig, ws string, getenv func(string) string) (runConfig, error) {
 	c := flags
-	c.merge(runConfig{Model: getenv("WIELD_MODEL"), BaseURL: getenv("OPENAI_BASE_URL"), APIKey: getenv("OPENAI_API_KEY")})
+	c.merge(runConfig{Model: getenv("WIELD_MODEL"), BaseURL: getenv("OPENAI_BASE_URL"), APIKey: getenv("OPENAI_API_KEY"), AskModel: getenv("WIELD_ASK_MODEL")})
 	files := []string{workspace.Layout{Root: ws}.Config()}
 	if u, err := workspace.User(); err == nil {
 		files = append(files, u.Config())

@@ -30,6 +30,7 @@ type globals struct {
 	noMCP       bool
 	outputState // --debug, --tty and the log: see render_log.go
 	jobs        *shell.Jobs
+	code        codeState // see code.go
 	mcp         *mcp.Manager
 	memory      *memory.Store // of memoryWS: see memory.go
 	memoryWS    string
@@ -80,6 +81,7 @@ See also: wield help run, wield help session.`,
 	root.Version = moduleVersion()
 	root.SetVersionTemplate("wield {{.Version}}\n")
 	pf.BoolVar(&g.noMCP, "no-mcp", false, "do not mount the tools of the MCP servers in .mcp.json and mcp.json files")
+	g.code.register(pf) // --sandbox, --ask-model: see code.go
 	root.AddCommand(
 		newRunCommand(g),
 		newChatCommand(g),
@@ -133,6 +135,8 @@ type toolDeps struct {
 	store *session.Store
 	// asker answers ask_user; nil means nobody can answer.
 	asker askuser.Asker
+	// code gives ask_model a run's models; see code.go.
+	code codeDeps
 }
 
 // builtinTools returns wield's own tools, in display order, built with
@@ -152,7 +156,11 @@ func (g *globals) builtinTools(deps toolDeps) ([]*tool.Tool, error) {
 	}
 	ts := []*tool.Tool{echo.New()}
 	ts = append(ts, fs.Tools(fsCfg)...)
-	ts = append(ts, shell.Tools(shell.Config{Jobs: g.jobs, Supervisor: shellSupervisor()})...)
+	shellCfg, err := g.shellConfig(shell.Config{Jobs: g.jobs, Supervisor: shellSupervisor()}) // --sandbox: see code.go
+	if err != nil {
+		return nil, err
+	}
+	ts = append(ts, shell.Tools(shellCfg)...)
 	ts = append(ts, askuser.New(deps.asker))
 	ts = append(ts, webTools(os.Getenv, g.logger())...)
 	ts = append(ts, gitTools(os.Getenv, g.logger())...)
@@ -175,6 +183,7 @@ func (g *globals) close() error {
 	if g.jobs != nil {
 		errs = append(errs, g.jobs.Close())
 	}
+	errs = append(errs, g.code.close())
 	return errors.Join(errs...)
 }
 

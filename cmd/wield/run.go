@@ -156,7 +156,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		root.Close()
 		return nil, err
 	}
-	deps := toolDeps{store: store}
+	deps := toolDeps{store: store, code: g.codeDepsFor(provider, modelName, modelFor)}
 	if approver != nil { // a person is at the terminal
 		deps.asker = terminalAsker{approver}
 	}
