@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,11 +11,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wieldhq/wield/agent/subagent"
 	"github.com/wieldhq/wield/compact"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/replay"
 	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/tool"
 )
 
 // newSessionCompactCommand is wield session compact.
@@ -62,7 +65,8 @@ See also: wield session show, wield run --session.`,
 				return nil
 			}
 			cfg := compact.Config{Store: st, Logger: g.logger()}
-			if err := g.compactModel(&cfg, ws, model, replayFile, window); err != nil {
+			modelFor, err := g.compactModel(&cfg, ws, model, replayFile, window)
+			if err != nil {
 				return err
 			}
 			pol := &policy.Policy{Root: ws, Logger: g.logger()}
@@ -70,6 +74,9 @@ See also: wield session show, wield run --session.`,
 				return &exitError{exitUsage, err}
 			}
 			compactHooks(&cfg, pol.Hooks, ws)
+			if err := g.useReviewAgent(&cfg, ws, modelFor); err != nil {
+				return err
+			}
 			if !yes && isTerminal(g.stderr) {
 				cfg.Confirm = g.confirmCompaction
 			}
@@ -102,34 +109,35 @@ See also: wield session show, wield run --session.`,
 }
 
 // compactModel sets cfg's model and window as wield run would choose
-// them, or the replay script's.
-func (g *globals) compactModel(cfg *compact.Config, ws, model, replayFile string, window int) error {
+// them, or the replay script's, and returns how an agent definition's
+// model is resolved (nil: the replay script answers for every model).
+func (g *globals) compactModel(cfg *compact.Config, ws, model, replayFile string, window int) (func(string) (llm.Provider, string, error), error) {
 	if replayFile != "" {
 		p, err := replay.Load(replayFile)
 		if err != nil {
-			return &exitError{exitUsage, err}
+			return nil, &exitError{exitUsage, err}
 		}
 		cfg.Provider, cfg.Model, cfg.Window = p, "replay", window
-		return nil
+		return nil, nil
 	}
 	rc, err := loadRunConfig(runConfig{Model: model}, ws, os.Getenv)
 	if err != nil {
-		return &exitError{exitUsage, err}
+		return nil, &exitError{exitUsage, err}
 	}
 	if rc.Model == "" {
-		return &exitError{exitUsage, helpError(noModelHelp)}
+		return nil, &exitError{exitUsage, helpError(noModelHelp)}
 	}
 	cat, err := catalogFor(rc)
 	if err != nil {
-		return &exitError{exitUsage, err}
+		return nil, &exitError{exitUsage, err}
 	}
 	mc, err := chooseModel(rc, "", cat, os.Getenv)
 	if err != nil {
-		return &exitError{exitUsage, err}
+		return nil, &exitError{exitUsage, err}
 	}
 	p, err := newProvider(mc, g)
 	if err != nil {
-		return &exitError{exitUsage, err}
+		return nil, &exitError{exitUsage, err}
 	}
 	var provider llm.Provider = p
 	cfg.Provider, cfg.Model = provider, mc.Model
@@ -137,7 +145,7 @@ func (g *globals) compactModel(cfg *compact.Config, ws, model, replayFile string
 	if window == 0 && mc.Known {
 		cfg.Window, cfg.MaxOutput = mc.Info.ContextWindow, mc.Info.MaxOutput
 	}
-	return nil
+	return g.modelResolver(rc, "", cat), nil
 }
 
 // compactorFor returns the compactor a run uses between rounds, or nil
@@ -156,6 +164,59 @@ func compactorFor(store *session.Store, p llm.Provider, model string, info *mode
 		cfg.MaxOutput = 0
 	}
 	return compact.New(cfg)
+}
+
+// reviewerAgent is the name of the agent that reviews compactions: a
+// definition file of this name (.wield/agents/compaction-reviewer.md)
+// sets its model or prompt.
+const reviewerAgent = "compaction-reviewer"
+
+// compactionReviewer is the built-in reviewer: no tools, the checklist,
+// and a verdict as data.
+func compactionReviewer() *subagent.Definition {
+	return &subagent.Definition{
+		Name:        reviewerAgent,
+		Description: "Reviews a summary before it replaces turns of a session.",
+		Tools:       []string{},
+		MaxTurns:    2,
+		Output:      json.RawMessage(`{"type":"object","properties":{"approved":{"type":"boolean"},"missing":{"type":"array","items":{"type":"string"}}},"required":["approved","missing"]}`),
+		Prompt: compact.ReviewChecklist + `
+
+When you have checked, call complete_task once: status "done", result a one-line verdict, and data {"approved": true or false, "missing": ["what is missing or wrong, one item each"]}.`,
+		Scope: subagent.ScopeBuiltin,
+	}
+}
+
+// useReviewAgent makes cfg's reviews go to the compaction-reviewer agent,
+// a child session of the session compacted, on cfg's model unless a
+// definition file names another (resolved by modelFor; nil means cfg's
+// model always).
+func (g *globals) useReviewAgent(cfg *compact.Config, ws string, modelFor func(string) (llm.Provider, string, error)) error {
+	if cfg.Provider == nil || cfg.Store == nil {
+		return nil
+	}
+	none, err := tool.NewRegistry()
+	if err != nil {
+		return err
+	}
+	r, err := subagent.New(subagent.Config{Definitions: g.loadAgents(ws), Internal: []*subagent.Definition{compactionReviewer()},
+		Provider: cmp.Or(cfg.Reviewer, cfg.Provider), Model: cmp.Or(cfg.ReviewerModel, cfg.Model), ProviderFor: modelFor,
+		Tools: none, Store: cfg.Store, Logger: g.logger()})
+	if err != nil {
+		return err
+	}
+	cfg.Review = func(ctx context.Context, id, material string) (string, string, error) {
+		rep, err := r.Ask(ctx, id, reviewerAgent, material)
+		if err != nil {
+			return "", reviewerAgent, err
+		}
+		who := reviewerAgent + " (session " + rep.Session + ")"
+		if len(rep.Data) > 0 {
+			return string(rep.Data), who, nil
+		}
+		return rep.Result, who, nil // a partial report: its text may hold the verdict
+	}
+	return nil
 }
 
 // compactHooks makes the PreCompact and PostCompact hooks of h (nil for
