@@ -56,8 +56,9 @@ var confined = map[string][]string{
 	"github.com/chromedp/":                {"tools/web", "tools/desktop"},
 	"github.com/google/go-github/":        {"tools/github"},
 	"github.com/landlock-lsm/":            {"sandbox"},
-	"codeberg.org/readeck/go-readability": {"tools/web"},
-	"github.com/JohannesKaufmann/":        {"tools/web"},
+	"codeberg.org/readeck/go-readability": {"internal/htmltext"},
+	"github.com/JohannesKaufmann/":        {"internal/htmltext"},
+	"github.com/ledongthuc/pdf":           {"retrieval"},
 }
 
 // goList returns each package of the module (relative path) with its

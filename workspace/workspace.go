@@ -132,6 +132,10 @@ func (l Layout) Skills() string { return l.path("skills") }
 // Memory returns the directory of the workspace's memory, .wield/memory.
 func (l Layout) Memory() string { return l.path("memory") }
 
+// Index returns the directory of the workspace's document index,
+// .wield/index: one file per collection.
+func (l Layout) Index() string { return l.path("index") }
+
 // Plans returns the directory of the workspace's plans, .wield/plans.
 func (l Layout) Plans() string { return l.path("plans") }
 

@@ -45,11 +45,21 @@ func (g *globals) newMemoryStore(ws string) *memory.Store {
 	if u, err := workspace.User(); err == nil {
 		cfg.UserDir = u.Memory()
 	}
-	if url := os.Getenv(envEmbeddingsURL); url != "" {
-		cfg.Embedder = &memory.HTTPEmbedder{BaseURL: url, Model: os.Getenv(envEmbeddingsModel),
-			APIKey: cmpEnv(envEmbeddingsKey, "OPENAI_API_KEY"), Client: &http.Client{Timeout: 30 * time.Second}}
+	if e := envEmbedder(); e != nil {
+		cfg.Embedder = e
 	}
 	return memory.New(cfg)
+}
+
+// envEmbedder returns the embeddings endpoint the environment names, or
+// nil when it names none. Memory search and document search share it.
+func envEmbedder() *memory.HTTPEmbedder {
+	url := os.Getenv(envEmbeddingsURL)
+	if url == "" {
+		return nil
+	}
+	return &memory.HTTPEmbedder{BaseURL: url, Model: os.Getenv(envEmbeddingsModel),
+		APIKey: cmpEnv(envEmbeddingsKey, "OPENAI_API_KEY"), Client: &http.Client{Timeout: 30 * time.Second}}
 }
 
 // cmpEnv returns the first of the variables that is set.
