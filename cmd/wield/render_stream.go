@@ -74,8 +74,9 @@ func newRunPrinter(g *globals, asJSON bool) *runPrinter {
 	return p
 }
 
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// isTerminal reports whether v, a reader or writer, is a terminal.
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
 	if !ok {
 		return false
 	}
@@ -152,10 +153,11 @@ func (p *runPrinter) stopSpin() {
 	}
 }
 
-// breakLine ends a line of streamed text before a line on stderr, when
-// both end on the same screen. p.mu must be held.
+// breakLine ends a line of streamed text before a tool line: on a shared
+// screen the tool line would continue it, and on stdout alone the text
+// of the next round would. p.mu must be held.
 func (p *runPrinter) breakLine() {
-	if p.midLine && p.shared {
+	if p.midLine {
 		io.WriteString(p.g.stdout, "\n")
 	}
 	p.midLine = false

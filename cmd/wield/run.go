@@ -382,7 +382,7 @@ See also: wield chat, wield tools.`,
 			out.model, out.priced = env.model, env.priced
 			outcome, err := env.agent.Run(cmd.Context(), env.session, task)
 			plans.finish(out, outcome, env.session.ID())
-			return g.endRun(cmd.Context(), out, env, err)
+			return g.endRun(cmd.Context(), out, env, outcome, err)
 		},
 	}
 	f.register(cmd)
@@ -451,13 +451,15 @@ See also: wield run.`,
 // when interrupted, 1 when it failed, exitDenied when calls were denied
 // for want of approval (each was shown once, in its tool line), else 0.
 // It says where the log is when warnings went there.
-func (g *globals) endRun(ctx context.Context, out *runPrinter, env *runEnv, err error) error {
+func (g *globals) endRun(ctx context.Context, out *runPrinter, env *runEnv, o *agent.Outcome, err error) error {
 	if n := g.warnings.Load(); n > 0 && env.logFile != "" && !out.json {
 		out.note("wield: %s logged to %s", count(int(n), "warning", "warnings"), env.logFile)
 	}
 	switch {
 	case ctx.Err() != nil:
 		return &exitError{exitInterrupted, errors.New("interrupted")}
+	case err != nil && o != nil && o.Note == err.Error() && !out.json:
+		return &exitError{exitToolFailure, nil} // finish printed it
 	case err != nil:
 		return &exitError{exitToolFailure, err}
 	}
