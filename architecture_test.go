@@ -56,8 +56,8 @@ var confined = map[string][]string{
 	"github.com/chromedp/":                {"tools/web", "tools/desktop"},
 	"github.com/google/go-github/":        {"tools/github"},
 	"github.com/landlock-lsm/":            {"sandbox"},
-	"codeberg.org/readeck/go-readability": {"internal/htmltext"},
-	"github.com/JohannesKaufmann/":        {"internal/htmltext"},
+	"codeberg.org/readeck/go-readability": {"internal/readable"},
+	"github.com/JohannesKaufmann/":        {"internal/readable"},
 	"github.com/ledongthuc/pdf":           {"retrieval"},
 }
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/ledongthuc/pdf"
 
-	"github.com/wieldhq/wield/internal/htmltext"
+	"github.com/wieldhq/wield/internal/readable"
 )
 
 // The kinds of documents [Extract] reads, named by [Text.Kind].
@@ -99,8 +99,8 @@ func Extract(ctx context.Context, name string, data []byte) (*Text, error) {
 		}
 		return t, nil
 	case KindHTML:
-		doc := htmltext.Decode(data, "text/html")
-		a, err := htmltext.Extract(ctx, doc, &url.URL{Scheme: "file", Path: "/" + name}, htmltext.Markdown)
+		doc := readable.Decode(data, "text/html")
+		a, err := readable.Extract(ctx, doc, &url.URL{Scheme: "file", Path: "/" + name}, readable.Markdown)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}

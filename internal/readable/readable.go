@@ -1,8 +1,8 @@
-// Package htmltext turns HTML documents into readable text: the article
+// Package readable turns HTML documents into readable text: the article
 // readability finds in a page (or the whole page without its scripts,
 // styles and navigation), as Markdown or plain text. The web tools use it
 // for fetched pages and retrieval for HTML files on disk.
-package htmltext
+package readable
 
 import (
 	"bytes"

@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/wieldhq/wield/internal/htmltext"
+	"github.com/wieldhq/wield/internal/readable"
 )
 
 // The formats web_fetch returns a page in.
@@ -76,14 +76,14 @@ func extractHTML(ctx context.Context, doc string, u *url.URL, format string) (*p
 	p := &page{URL: u.String()}
 	if format == formatHTML {
 		p.Content = doc
-		p.Title = htmltext.Title(doc)
+		p.Title = readable.Title(doc)
 		return p, nil
 	}
-	f := htmltext.Markdown
+	f := readable.Markdown
 	if format == formatText {
-		f = htmltext.Text
+		f = readable.Text
 	}
-	a, err := htmltext.Extract(ctx, doc, u, f)
+	a, err := readable.Extract(ctx, doc, u, f)
 	if err != nil {
 		return nil, err
 	}
@@ -92,5 +92,5 @@ func extractHTML(ctx context.Context, doc string, u *url.URL, format string) (*p
 	return p, nil
 }
 
-// decode returns body as UTF-8; see [htmltext.Decode].
-func decode(body []byte, contentType string) string { return htmltext.Decode(body, contentType) }
+// decode returns body as UTF-8; see [readable.Decode].
+func decode(body []byte, contentType string) string { return readable.Decode(body, contentType) }
