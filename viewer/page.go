@@ -1,0 +1,207 @@
+package viewer
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/session"
+)
+
+// A page is one session prepared for the browser: its rounds, the side
+// panel, and the search text of every round. Rounds are rendered to HTML
+// on demand (see [page.html]), so that opening a long session renders only
+// what is on screen.
+type page struct {
+	ID    string
+	Size  int64 // journal bytes the page was read from: its version
+	Live  bool  // a transaction is open
+	Title string
+	Side  string
+
+	turns   int
+	created time.Time
+
+	rounds []*round
+	index  []roundIndex
+	blobs  blobGetter
+	tmpl   *template.Template
+	mu     sync.Mutex // guards the rounds' Diffs, filled on first render
+}
+
+// A roundIndex is what the page's script knows of every round before its
+// HTML is loaded: what search and filters match.
+type roundIndex struct {
+	// T is the round's text, lower-cased, for search.
+	T string `json:"t"`
+	// K are its facets, space-separated (see tags).
+	K string `json:"k"`
+}
+
+// A pageJSON is a page as the script receives it. H holds the HTML of the
+// rounds listed in From onward that were rendered; the script asks for the
+// others when they scroll into view.
+type pageJSON struct {
+	ID     string       `json:"id"`
+	V      int64        `json:"v"`
+	Live   bool         `json:"live"`
+	Title  string       `json:"title"`
+	Side   string       `json:"side"`
+	Index  []roundIndex `json:"index"`
+	From   int          `json:"from"`
+	H      []string     `json:"h"`
+	Export bool         `json:"export,omitempty"`
+}
+
+// loadPage reads session id from store and folds it into a page.
+func loadPage(store *session.Store, tmpl *template.Template, id string) (*page, error) {
+	info, err := os.Stat(store.Path(id))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("session %s: %w", id, session.ErrNotFound)
+		}
+		return nil, fmt.Errorf("session %s: %w", id, err)
+	}
+	st, err := store.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	blobs := store.Blobs(id)
+	p := &page{ID: id, Size: info.Size(), Live: st.Open(), Title: title(st), tmpl: tmpl, blobs: blobs.Get,
+		turns: st.Timeline(), created: st.Header.CreatedAt}
+	p.rounds = rounds(st)
+	p.index = make([]roundIndex, len(p.rounds))
+	for i, r := range p.rounds {
+		p.index[i] = roundIndex{T: searchText(r), K: tags(r)}
+	}
+	side, err := p.side(store, st)
+	if err != nil {
+		return nil, err
+	}
+	p.Side = side
+	return p, nil
+}
+
+// html renders round i.
+func (p *page) html(i int) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r := p.rounds[i]
+	for _, c := range r.Calls {
+		if c.Diffs == nil && (len(c.Files) > 0 || c.Tool == "replace") {
+			c.Diffs = diffsOf(c, p.blobs)
+		}
+	}
+	var b strings.Builder
+	writeRound(&b, r)
+	return b.String(), nil
+}
+
+// json returns the page with the HTML of rounds [from, to).
+func (p *page) json(from, to int) (*pageJSON, error) {
+	from, to = max(0, min(from, len(p.rounds))), max(0, min(to, len(p.rounds)))
+	out := &pageJSON{ID: p.ID, V: p.Size, Live: p.Live, Title: p.Title, Side: p.Side, Index: p.index, From: from, H: []string{}}
+	for i := from; i < to; i++ {
+		h, err := p.html(i)
+		if err != nil {
+			return nil, err
+		}
+		out.H = append(out.H, h)
+	}
+	return out, nil
+}
+
+// maxChildDepth bounds the subagent tree of the side panel.
+const maxChildDepth = 4
+
+func (p *page) side(store *session.Store, st *session.State) (string, error) {
+	d := sideData{ID: st.Header.ID, Title: p.Title, Header: st.Header, Mode: st.Mode, Plan: st.Plan,
+		Turns: st.Timeline(), Todos: st.Todos, Compactions: st.Compactions, Files: st.Files, Rewinds: st.Rewinds}
+	total := llm.Usage{}
+	for _, r := range p.rounds {
+		if r.Usage != nil {
+			total = total.Add(*r.Usage)
+		}
+		for _, c := range r.Calls {
+			if c.ChildUsage != nil {
+				total = total.Add(*c.ChildUsage)
+			}
+		}
+	}
+	d.Total = &total
+	d.Children = children(store, p.rounds, map[string]bool{st.Header.ID: true}, 1)
+	var b bytes.Buffer
+	if err := p.tmpl.ExecuteTemplate(&b, "side", d); err != nil {
+		return "", fmt.Errorf("session %s: render side panel: %w", st.Header.ID, err)
+	}
+	return b.String(), nil
+}
+
+// children returns the subagents started in rs, with theirs, to
+// maxChildDepth; seen guards against a journal naming itself.
+func children(store *session.Store, rs []*round, seen map[string]bool, depth int) []*childNode {
+	var out []*childNode
+	for _, r := range rs {
+		for _, c := range r.Calls {
+			if c.Child == "" || seen[c.Child] {
+				continue
+			}
+			seen[c.Child] = true
+			n := &childNode{ID: c.Child, Agent: c.Agent, Status: cmpOr(c.ChildStatus, "running")}
+			if depth < maxChildDepth {
+				if st, err := store.Load(c.Child); err == nil {
+					n.Children = children(store, rounds(st), seen, depth+1)
+				}
+			}
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// A listEntry is a session in the list of sessions, with its children.
+type listEntry struct {
+	session.Summary
+	Title    string
+	Children []*listEntry
+}
+
+// sessionList renders the store's sessions as a tree: children under the
+// session that started them.
+func sessionList(store *session.Store, tmpl *template.Template) (string, []session.Summary, error) {
+	sums, err := store.List()
+	if err != nil {
+		return "", nil, err
+	}
+	items := make(map[string]*listEntry, len(sums))
+	for _, s := range sums {
+		t := s.Purpose
+		if t == "" {
+			t = s.ID
+		}
+		items[s.ID] = &listEntry{Summary: s, Title: clip(t, 100)}
+	}
+	var roots []*listEntry
+	for _, s := range sums {
+		it := items[s.ID]
+		if s.Child != nil {
+			if parent, ok := items[s.Child.Session]; ok && s.Child.Session != s.ID {
+				parent.Children = append(parent.Children, it)
+				continue
+			}
+		}
+		roots = append(roots, it)
+	}
+	var b bytes.Buffer
+	if err := tmpl.ExecuteTemplate(&b, "list", roots); err != nil {
+		return "", nil, fmt.Errorf("render session list: %w", err)
+	}
+	return b.String(), sums, nil
+}
