@@ -71,6 +71,9 @@ func Apply(ctx context.Context, sess *session.Session, plan *Plan, opts *ApplyOp
 			applyErr = err
 			break
 		}
+		if a.Problem == "" && a.Target.Exists() && !blobs.Has(a.Target.Hash) {
+			a.Problem = "its earlier content is no longer saved (dropped to keep the session under its size limit)"
+		}
 		if a.Problem != "" {
 			res.Skipped = append(res.Skipped, a)
 			continue

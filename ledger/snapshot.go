@@ -128,7 +128,7 @@ func (s *Snapshotter) Take(ctx context.Context, root string) (*Tree, error) {
 	defer r.Close()
 	prev := s.previous(root)
 	w := walker{s: s, root: r, prev: prev, tree: &Tree{Root: root, Files: map[string]Entry{}}}
-	if err := w.dir(ctx, ".", nil); err != nil {
+	if err := w.walk(ctx); err != nil {
 		return nil, err
 	}
 	if err := w.hashAll(ctx); err != nil {
@@ -199,22 +199,79 @@ func (w *walker) skipDir(name string) bool {
 	return slices.Contains(w.s.SkipDirs, name)
 }
 
-// dir walks directory rel with the ignore lists that apply to it.
-func (w *walker) dir(ctx context.Context, rel string, ignores []ignoreList) error {
-	if err := ctx.Err(); err != nil {
-		return err
+// walk walks the tree from the root, directories concurrently: a
+// snapshot is mostly system calls (a directory read, a stat per file),
+// whose latency overlaps.
+func (w *walker) walk(ctx context.Context) error {
+	n := w.s.Workers
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
 	}
+	sem := make(chan struct{}, 2*n)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	var visit func(j dirJob)
+	visit = func(j dirJob) {
+		defer wg.Done()
+		sem <- struct{}{}
+		files, subs, err := w.scan(ctx, j)
+		<-sem
+		mu.Lock()
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		for _, f := range files {
+			w.tree.Files[f.path] = f.entry
+			if f.hash {
+				w.todo = append(w.todo, f.path)
+			}
+		}
+		mu.Unlock()
+		for _, s := range subs {
+			wg.Add(1)
+			go visit(s)
+		}
+	}
+	wg.Add(1)
+	visit(dirJob{rel: "."})
+	wg.Wait()
+	slices.Sort(w.todo)
+	return firstErr
+}
+
+// A dirJob is a directory to scan, with the ignore lists that apply to it.
+type dirJob struct {
+	rel     string
+	ignores []ignoreList
+}
+
+// A found file is one entry a scan found; hash says it must be read.
+type found struct {
+	path  string
+	entry Entry
+	hash  bool
+}
+
+// scan reads directory j.rel: its files, and the directories to scan next.
+func (w *walker) scan(ctx context.Context, j dirJob) ([]found, []dirJob, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	rel, ignores := j.rel, j.ignores
 	f, err := w.root.Open(rel)
 	if err != nil {
 		if rel == "." {
-			return fmt.Errorf("snapshot: %w", err)
+			return nil, nil, fmt.Errorf("snapshot: %w", err)
 		}
-		return nil // gone meanwhile, or unreadable: not part of the snapshot
+		return nil, nil, nil // gone meanwhile, or unreadable: not part of the snapshot
 	}
 	entries, err := f.ReadDir(-1)
 	_ = f.Close()
 	if err != nil && rel == "." {
-		return fmt.Errorf("snapshot: %w", err)
+		return nil, nil, fmt.Errorf("snapshot: %w", err)
 	}
 	join := func(name string) string {
 		if rel == "." {
@@ -233,6 +290,10 @@ func (w *walker) dir(ctx context.Context, rel string, ignores []ignoreList) erro
 			}
 		}
 	}
+	var (
+		files []found
+		subs  []dirJob
+	)
 	for _, e := range entries {
 		name := e.Name()
 		p := join(name)
@@ -247,9 +308,7 @@ func (w *walker) dir(ctx context.Context, rel string, ignores []ignoreList) erro
 			continue
 		}
 		if isDir {
-			if err := w.dir(ctx, p, ignores); err != nil {
-				return err
-			}
+			subs = append(subs, dirJob{rel: p, ignores: ignores})
 			continue
 		}
 		typ := e.Type()
@@ -271,14 +330,13 @@ func (w *walker) dir(ctx context.Context, rel string, ignores []ignoreList) erro
 		if w.prev != nil {
 			if old, ok := w.prev.Files[p]; ok && old.Hash != "" && old.Mode == ent.Mode && old.Size == ent.Size &&
 				old.MTime == ent.MTime && old.Ino == ent.Ino && old.CTime == ent.CTime {
-				w.tree.Files[p] = old
+				files = append(files, found{path: p, entry: old})
 				continue
 			}
 		}
-		w.tree.Files[p] = ent
-		w.todo = append(w.todo, p)
+		files = append(files, found{path: p, entry: ent, hash: true})
 	}
-	return nil
+	return files, subs, nil
 }
 
 func ignored(lists []ignoreList, rel, name string, isDir bool) bool {

@@ -32,8 +32,13 @@ type Tracker struct {
 	// with their permission rules, MCP server files), so that what an
 	// agent changed of wield itself is undone with the rest.
 	Watch []Watched
+	// MaxBlobBytes caps each session's blob store, checked after every
+	// round (see [session.Session.PruneBlobs]); zero means
+	// session.DefaultBlobLimit.
+	MaxBlobBytes int64
 	// Logger receives a warning when a snapshot fails (the round goes on
-	// untracked); nil discards.
+	// untracked) and when contents are dropped to keep under MaxBlobBytes;
+	// nil discards.
 	Logger *slog.Logger
 
 	mu     sync.Mutex
@@ -118,7 +123,18 @@ func (t *Tracker) RoundEnded(ctx context.Context, id string) error {
 		}
 		records = append(records, rs...)
 	}
-	return sess.AppendFileRecords(records)
+	if err := sess.AppendFileRecords(records); err != nil {
+		return err
+	}
+	rep, err := sess.PruneBlobs(t.MaxBlobBytes)
+	if err != nil {
+		return fmt.Errorf("prune the saved contents of session %s: %w", id, err)
+	}
+	if rep.Dropped > 0 {
+		t.logger().Warn("the session's saved file contents passed their limit; the oldest were dropped, and their changes can no longer be undone",
+			"session", id, "dropped", rep.Dropped, "bytes_before", rep.Before, "bytes_after", rep.After)
+	}
+	return nil
 }
 
 // copyBlobs copies the contents records name from src to dst.

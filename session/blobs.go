@@ -23,8 +23,13 @@ type Blobs struct {
 // Blobs returns the blob store of the session.
 func (s *Session) Blobs() *Blobs { return s.store.Blobs(s.ID()) }
 
-// Blobs returns the blob store of session id.
-func (s *Store) Blobs(id string) *Blobs { return &Blobs{dir: filepath.Join(s.dir(), id, "blobs")} }
+// Blobs returns the blob store of session id. Its blobs are forced to disk
+// as the journal's records are: under SyncAlways at once, otherwise by the
+// operating system, as the journal's records are between commits; a blob
+// a crash cut short is found by its size and written again.
+func (s *Store) Blobs(id string) *Blobs {
+	return &Blobs{dir: filepath.Join(s.dir(), id, "blobs"), noSync: s.Sync != SyncAlways}
+}
 
 // NewBlobs returns a blob store in dir, created on first write. With sync
 // false, blobs are not forced to disk: a crash may lose recent ones (a
@@ -49,7 +54,7 @@ func (b *Blobs) Has(hash string) bool {
 // and returns its hash.
 func (b *Blobs) Put(data []byte) (string, error) {
 	h := HashBytes(data)
-	if b.Has(h) {
+	if info, err := os.Lstat(b.path(h)); err == nil && info.Size() == int64(len(data)) {
 		return h, nil
 	}
 	if err := os.MkdirAll(b.dir, 0o755); err != nil {
@@ -131,4 +136,78 @@ func (b *Blobs) Usage() (bytes int64, n int, err error) {
 		}
 	}
 	return bytes, n, nil
+}
+
+// DefaultBlobLimit is the default cap on the bytes of a session's blob
+// store (see [Session.PruneBlobs]).
+const DefaultBlobLimit = 512 << 20
+
+// A PruneReport says what [Session.PruneBlobs] dropped.
+type PruneReport struct {
+	// Before and After are the store's bytes before and after.
+	Before, After int64
+	// Dropped counts the blobs removed.
+	Dropped int
+}
+
+// PruneBlobs keeps the session's blob store under limit bytes (zero means
+// DefaultBlobLimit): when it is over, it removes the contents of the
+// oldest changes first, those found by snapshots (shell changes) before
+// those the tools reported, and never the contents of the newest version
+// of a file. Undoing a change whose content was dropped skips that file
+// and says why. The ledger's records stay.
+func (s *Session) PruneBlobs(limit int64) (PruneReport, error) {
+	if limit <= 0 {
+		limit = DefaultBlobLimit
+	}
+	blobs := s.Blobs()
+	used, _, err := blobs.Usage()
+	if err != nil || used <= limit {
+		return PruneReport{Before: used, After: used}, err
+	}
+	st := s.State()
+	// The newest version of each file is kept: it is what the files are
+	// now, and what a conflict check needs.
+	keep := map[string]bool{}
+	seen := map[[2]string]bool{}
+	for i := len(st.Files) - 1; i >= 0; i-- {
+		r := &st.Files[i]
+		k := [2]string{r.Root, r.Path}
+		if !seen[k] {
+			seen[k] = true
+			keep[r.AfterHash] = true
+		}
+	}
+	var order []string
+	listed := map[string]bool{}
+	for _, shellFirst := range []bool{true, false} {
+		for i := range st.Files {
+			r := &st.Files[i]
+			if (r.Source == SourceShell) != shellFirst {
+				continue
+			}
+			for _, h := range []string{r.BeforeHash, r.AfterHash} {
+				if h != "" && !keep[h] && !listed[h] {
+					listed[h] = true
+					order = append(order, h)
+				}
+			}
+		}
+	}
+	rep := PruneReport{Before: used, After: used}
+	for _, h := range order {
+		if rep.After <= limit {
+			break
+		}
+		info, err := os.Stat(blobs.path(h))
+		if err != nil {
+			continue
+		}
+		if err := blobs.Remove(h); err != nil {
+			return rep, err
+		}
+		rep.After -= info.Size()
+		rep.Dropped++
+	}
+	return rep, nil
 }

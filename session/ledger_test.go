@@ -118,3 +118,42 @@ func TestBlobs_GetRefusesCorruptBlob(t *testing.T) {
 func writeFileForTest(path, content string) error {
 	return os.WriteFile(path, []byte(content), 0o644)
 }
+
+func TestSession_PruneBlobs(t *testing.T) {
+	store := &Store{Dir: t.TempDir()}
+	s, err := store.Create(Header{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	root := t.TempDir()
+	content := func(c byte) []byte { return []byte(strings.Repeat(string(c), 1000)) }
+	put := func(b []byte) string {
+		h, err := s.Blobs().Put(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	// a.txt: tool A -> B, shell B -> C; b.txt: shell X -> Y.
+	recs := []FileRecord{
+		{Root: root, Path: "a.txt", BeforeHash: put(content('A')), AfterHash: put(content('B')), Source: SourceTool},
+		{Root: root, Path: "b.txt", BeforeHash: put(content('X')), AfterHash: put(content('Y')), Source: SourceShell},
+		{Root: root, Path: "a.txt", BeforeHash: HashBytes(content('B')), AfterHash: put(content('C')), Source: SourceShell},
+	}
+	if err := s.AppendFileRecords(recs); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.PruneBlobs(3500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Before != 5000 || rep.After > 3500 || rep.Dropped != 2 {
+		t.Errorf("PruneBlobs = %+v, want 5000 -> 3000 bytes, 2 dropped", rep)
+	}
+	for c, want := range map[byte]bool{'A': true, 'B': false, 'X': false, 'Y': true, 'C': true} {
+		if got := s.Blobs().Has(HashBytes(content(c))); got != want {
+			t.Errorf("after pruning, blob %c kept = %v, want %v", c, got, want)
+		}
+	}
+}
