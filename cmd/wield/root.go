@@ -34,6 +34,7 @@ type globals struct {
 	mcp         *mcp.Manager
 	memory      *memory.Store // of memoryWS: see memory.go
 	memoryWS    string
+	ext         *extState // see extensions.go
 
 	stdin          io.Reader
 	stdout, stderr io.Writer

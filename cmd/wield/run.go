@@ -156,6 +156,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		root.Close()
 		return nil, err
 	}
+	g.extendRun(ws, store, pol, listingWindow(chosen, f.window)) // skills, plugins, secrets: see extensions.go
 	deps := toolDeps{store: store, code: g.codeDepsFor(provider, modelName, modelFor)}
 	if approver != nil { // a person is at the terminal
 		deps.asker = terminalAsker{approver}
@@ -183,7 +184,8 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	if err != nil {
 		g.logger().Warn("project instructions", "err", err)
 	}
-	instructions = append(instructions, g.memoryIndex(ws)...) // see memory.go
+	instructions = append(instructions, g.memoryIndex(ws)...)  // see memory.go
+	instructions = append(instructions, g.skillListing(ws)...) // see extensions.go
 	sess, err := g.openSession(ctx, store, f, modelName, task)
 	if err != nil {
 		root.Close()
@@ -198,7 +200,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		pal := palette{color: !g.noColor()}
 		fmt.Fprintln(g.stderr, pal.dim(fmt.Sprintf("session %s (%s)", sess.ID(), modelName)))
 	}
-	runnerOptions := tool.RunnerOptions{Logger: g.logger(), Gate: pol}
+	runnerOptions := tool.RunnerOptions{Logger: g.logger(), Gate: g.extendGate(ws, pol)}
 	var denier *headlessApprover
 	if approver != nil { // a person is at the terminal
 		runnerOptions.Approver = approver
@@ -366,12 +368,13 @@ run ends with the plan on standard output, and a later run with --session ID
 --mode default carries it out.
 
 See also: wield chat, wield tools.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: slashArgs, // one task, or /COMMAND ARGS: see extensions.go
 		RunE: func(cmd *cobra.Command, args []string) error {
-			task, err := readTask(g.stdin, args)
+			task, err := readTask(g.stdin, joinSlash(args))
 			if err != nil {
 				return &exitError{exitUsage, err}
 			}
+			task, _ = g.expandCommand(task) // a plugin's command: see extensions.go
 			out := newRunPrinter(g, f.json)
 			var plans planCapture
 			env, err := g.setupRun(cmd.Context(), f, task, plans.wrap(out.event))
