@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/wieldhq/wield/session"
@@ -37,9 +38,13 @@ func Export(w io.Writer, store *session.Store, id string) error {
 		if err != nil {
 			return nil, err
 		}
+		j.Export = true
 		// The page derives search text from the rounds' HTML, which an
 		// export holds whole: the file need not carry every text twice.
-		j.Export = true
+		j.Index = slices.Clone(j.Index)
+		for i := range j.Index {
+			j.Index[i].T = ""
+		}
 		data.Sessions[p.ID] = j
 		e := &listEntry{Title: p.Title}
 		e.ID, e.Turns, e.Open = p.ID, p.turns, p.Live
@@ -76,13 +81,6 @@ func Export(w io.Writer, store *session.Store, id string) error {
 	}
 	data.List = lb.String()
 	var js bytes.Buffer
-	size := 1 << 20
-	for _, s := range data.Sessions {
-		for _, h := range s.H {
-			size += len(h) + len(h)/8
-		}
-	}
-	js.Grow(size)
 	enc := json.NewEncoder(&js)
 	enc.SetEscapeHTML(false) // six bytes for every "<" of the rounds' HTML, else
 	if err := enc.Encode(data); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/agent/subagent"
 	"github.com/wieldhq/wield/compact"
 	"github.com/wieldhq/wield/llm"
@@ -148,22 +149,30 @@ func (g *globals) compactModel(cfg *compact.Config, ws, model, replayFile string
 	return g.modelResolver(rc, "", cat), nil
 }
 
-// compactorFor returns the compactor a run uses between rounds, or nil
-// when the model's window is unknown (then runs do not compact by
-// themselves). window overrides the catalogue's.
-func compactorFor(store *session.Store, p llm.Provider, model string, info *modelChoice, window int, hooks *policy.Hooks, g *globals) (*compact.Compactor, error) {
+// runCompaction returns how a run compacts its session: the
+// configuration /compact in chat uses, and the compactor the loop uses
+// between rounds, nil when the model's window is unknown (then runs do
+// not compact by themselves). window overrides the catalogue's; summaries
+// are reviewed by the compaction-reviewer agent, whose model a
+// definition file may name (resolved by modelFor).
+func (g *globals) runCompaction(ws string, store *session.Store, p llm.Provider, model string, info *modelChoice, window int,
+	hooks *policy.Hooks, modelFor func(string) (llm.Provider, string, error)) (compact.Config, agent.Compactor, error) {
 	cfg := compact.Config{Store: store, Provider: p, Model: model, Window: window, Logger: g.logger()}
 	compactHooks(&cfg, hooks, "")
-	if window == 0 && info != nil && info.Known {
+	if err := g.useReviewAgent(&cfg, ws, modelFor); err != nil {
+		return cfg, nil, err
+	}
+	if window == 0 && info != nil && info.Known && info.Info.MaxOutput < info.Info.ContextWindow {
 		cfg.Window, cfg.MaxOutput = info.Info.ContextWindow, info.Info.MaxOutput
 	}
 	if cfg.Window <= 0 {
-		return nil, nil
+		return cfg, nil, nil
 	}
-	if cfg.MaxOutput >= cfg.Window {
-		cfg.MaxOutput = 0
+	c, err := compact.New(cfg)
+	if err != nil {
+		return cfg, nil, err
 	}
-	return compact.New(cfg)
+	return cfg, c, nil
 }
 
 // reviewerAgent is the name of the agent that reviews compactions: a
