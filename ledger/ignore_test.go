@@ -49,7 +49,7 @@ func FuzzParseIgnore(f *testing.F) {
 				t.Fatalf("empty pattern from %q", data)
 			}
 		}
-		if name == "" || strings.ContainsAny(name, "/*?[]\\!#\r\n \t") {
+		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/*?[]\\!#\r\n \t") {
 			return
 		}
 		single := parseIgnore(name+"\n", "")

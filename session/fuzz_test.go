@@ -21,6 +21,13 @@ func FuzzReadJournal(f *testing.F) {
 	f.Add([]byte(header + `{"op":"pool"`))
 	f.Add([]byte(header + `{"op":"turns","turns":[{"kind":"user_task"},{"kind":"model_response","calls":[{"id":"a","name":"x"}]},{"kind":"tool_response","call_id":"a","status":"succeeded","output":"` + strings.Repeat("o", 300) + `"}]}` + "\n" +
 		`{"op":"compact","compaction":{"kind":"mask","range":[1,3]}}` + "\n" + `{"op":"compact","compaction":{"kind":"summary","range":[1,3],"summary":"s"}}` + "\n" + `{"op":"uncompact"}` + "\n"))
+	root := `"root":"/w"`
+	h := `"` + strings.Repeat("a", 64) + `"`
+	f.Add([]byte(header + `{"op":"begin"}` + "\n" + `{"op":"pool","turn":{"kind":"user_task","text":"t"}}` + "\n" +
+		`{"op":"files","files":[{` + root + `,"path":"a.txt","after_hash":` + h + `,"round":1,"group":"round:1","source":"tool"}]}` + "\n" +
+		`{"op":"change","change":{"seq":1,"round":1}}` + "\n" + `{"op":"change","change":{"seq":1,"round":1,"outcome":"revert"}}` + "\n" +
+		`{"op":"commit"}` + "\n" + `{"op":"rewind","rewind":{"seq":1,"reverts":["round:1"],"hide":[1,1]},"files":[{` + root + `,"path":"a.txt","before_hash":` + h + `,"round":1,"group":"rewind:1","source":"rewind"}]}` + "\n"))
+	f.Add([]byte(header + `{"op":"files","files":[{"root":"rel","path":"../x","group":"g"}]}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st, rr, err := readJournal(bytes.NewReader(data))
 		if err != nil {

@@ -395,10 +395,8 @@ func (s *Session) AppendRewind(r Rewind, files []FileRecord) (Rewind, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r.Seq = len(s.st.Rewinds) + 1
-	if r.Hide != [2]int{} {
-		if r.Hide[0] < 1 || r.Hide[1] < r.Hide[0] || r.Hide[1] > s.st.Timeline() {
-			return Rewind{}, fmt.Errorf("session %s: rewind: turns %d-%d are out of range; it has %d", s.ID(), r.Hide[0], r.Hide[1], s.st.Timeline())
-		}
+	if err := checkHide(&s.st, r.Hide); err != nil {
+		return Rewind{}, fmt.Errorf("session %s: rewind: %w", s.ID(), err)
 	}
 	rec := make([]FileRecord, 0, len(files))
 	for _, f := range files {
@@ -459,8 +457,28 @@ func foldFiles(st *State, e *event) error {
 				return err
 			}
 		}
+		if err := checkHide(st, r.Hide); err != nil {
+			return err
+		}
 		st.Rewinds = append(st.Rewinds, r)
 		st.Files = append(st.Files, e.Files...)
+	}
+	return nil
+}
+
+// checkHide reports whether hide (zero for none) can be hidden from
+// prompts: whole rounds, from a task to the turn before the next task or
+// the end, so that no call is hidden without its result.
+func checkHide(st *State, hide [2]int) error {
+	if hide == [2]int{} {
+		return nil
+	}
+	n := st.Timeline()
+	if hide[0] < 1 || hide[1] < hide[0] || hide[1] > n {
+		return fmt.Errorf("turns %d-%d are out of range; the session has %d", hide[0], hide[1], n)
+	}
+	if st.TurnAt(hide[0]).Kind != TurnUserTask || hide[1] < n && st.TurnAt(hide[1]+1).Kind != TurnUserTask {
+		return fmt.Errorf("turns %d-%d are not whole rounds: a rewind hides from a task to the turn before the next", hide[0], hide[1])
 	}
 	return nil
 }

@@ -49,23 +49,41 @@ func Listing(skills []*Skill, budget int) (text string, ok bool) {
 	if len(visible) == 0 {
 		return "", true
 	}
-	full := render(visible, -1)
-	if budget <= 0 || len(full) <= budget {
-		return full, true
-	}
-	// The longest description cut that fits, by binary search over the
-	// cut: the length is monotonic in it.
+	// Sizes are computed, not rendered, while searching for the cut: a
+	// line is its fixed parts plus its description, cut or whole.
+	fixed := len("<available_skills>\n") + len(ListingHeader) + len("</available_skills>")
+	offsets := make([][]int, len(visible)) // byte offset of each rune
 	longest := 0
-	for _, s := range visible {
-		longest = max(longest, utf8.RuneCountInString(s.Description))
+	for i, s := range visible {
+		fixed += len("- ") + len(s.Name) + len(": ") + len(" (") + len(s.Path) + len(")\n")
+		for at := range s.Description {
+			offsets[i] = append(offsets[i], at)
+		}
+		longest = max(longest, len(offsets[i]))
 	}
+	size := func(limit int) int {
+		n := fixed
+		for i, s := range visible {
+			if limit < 0 || len(offsets[i]) <= limit {
+				n += len(s.Description)
+			} else {
+				n += offsets[i][max(0, limit-1)] + len("…")
+			}
+		}
+		return n
+	}
+	if budget <= 0 || size(-1) <= budget {
+		return render(visible, -1), true
+	}
+	// The longest cut that fits, by binary search: the size grows with
+	// the cut.
 	lo, hi := MinDescription, longest
-	if len(render(visible, lo)) > budget {
+	if size(lo) > budget {
 		return "", false
 	}
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if len(render(visible, mid)) <= budget {
+		if size(mid) <= budget {
 			lo = mid
 		} else {
 			hi = mid - 1

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/wieldhq/wield/session"
@@ -38,13 +37,9 @@ func Export(w io.Writer, store *session.Store, id string) error {
 		if err != nil {
 			return nil, err
 		}
-		j.Export = true
 		// The page derives search text from the rounds' HTML, which an
 		// export holds whole: the file need not carry every text twice.
-		j.Index = slices.Clone(j.Index)
-		for i := range j.Index {
-			j.Index[i].T = ""
-		}
+		j.Export = true
 		data.Sessions[p.ID] = j
 		e := &listEntry{Title: p.Title}
 		e.ID, e.Turns, e.Open = p.ID, p.turns, p.Live
@@ -81,6 +76,13 @@ func Export(w io.Writer, store *session.Store, id string) error {
 	}
 	data.List = lb.String()
 	var js bytes.Buffer
+	size := 1 << 20
+	for _, s := range data.Sessions {
+		for _, h := range s.H {
+			size += len(h) + len(h)/8
+		}
+	}
+	js.Grow(size)
 	enc := json.NewEncoder(&js)
 	enc.SetEscapeHTML(false) // six bytes for every "<" of the rounds' HTML, else
 	if err := enc.Encode(data); err != nil {

@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -33,14 +34,18 @@ type page struct {
 	index  []roundIndex
 	blobs  blobGetter
 	tmpl   *template.Template
-	mu     sync.Mutex // guards the rounds' Diffs, filled on first render
+	mu     sync.Mutex // guards the rounds' Diffs, filled on first render, and first
+	first  []byte     // the page's first answer, encoded once
 }
 
 // A roundIndex is what the page's script knows of every round before its
 // HTML is loaded: what search and filters match.
 type roundIndex struct {
-	// T is the round's text, lower-cased, for search.
-	T string `json:"t"`
+	// T is the round's text, lower-cased, for search. A page's first
+	// answer leaves it out, and the script asks for all of them
+	// (api/text) when a search needs them; an export leaves it out too,
+	// and the script reads the rounds' HTML.
+	T string `json:"t,omitempty"`
 	// K are its facets, space-separated (see tags).
 	K string `json:"k"`
 }
@@ -104,10 +109,37 @@ func (p *page) html(i int) (string, error) {
 	return b.String(), nil
 }
 
-// json returns the page with the HTML of rounds [from, to).
+// firstJSON returns the page's first answer to the script, the first chunk
+// of rounds rendered, encoded once.
+func (p *page) firstJSON() ([]byte, error) {
+	p.mu.Lock()
+	b := p.first
+	p.mu.Unlock()
+	if b != nil {
+		return b, nil
+	}
+	j, err := p.json(0, chunk)
+	if err != nil {
+		return nil, err
+	}
+	if b, err = json.Marshal(j); err != nil {
+		return nil, fmt.Errorf("session %s: encode: %w", p.ID, err)
+	}
+	p.mu.Lock()
+	p.first = b
+	p.mu.Unlock()
+	return b, nil
+}
+
+// json returns the page with the HTML of rounds [from, to), and the
+// facets of every round without its search text.
 func (p *page) json(from, to int) (*pageJSON, error) {
 	from, to = max(0, min(from, len(p.rounds))), max(0, min(to, len(p.rounds)))
-	out := &pageJSON{ID: p.ID, V: p.Size, Live: p.Live, Title: p.Title, Side: p.Side, Index: p.index, From: from, H: []string{}}
+	facets := make([]roundIndex, len(p.index))
+	for i, x := range p.index {
+		facets[i].K = x.K
+	}
+	out := &pageJSON{ID: p.ID, V: p.Size, Live: p.Live, Title: p.Title, Side: p.Side, Index: facets, From: from, H: []string{}}
 	for i := from; i < to; i++ {
 		h, err := p.html(i)
 		if err != nil {

@@ -37,8 +37,9 @@ type Options struct {
 // [Options.Poll] is zero.
 const DefaultPoll = 250 * time.Millisecond
 
-// chunk is how many rounds the page asks for at a time.
-const chunk = 50
+// chunk is how many rounds the page asks for at a time; the first answer
+// holds as many, a few screens.
+const chunk = 25
 
 // A Handler serves the viewer for the sessions of one store: the page,
 // its script and style, and the JSON and event-stream endpoints the
@@ -113,6 +114,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.session(w, r)
 	case "/api/rounds":
 		h.rounds(w, r)
+	case "/api/text":
+		h.text(w, r)
 	case "/api/events":
 		h.events(w, r)
 	default:
@@ -187,12 +190,25 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, err)
 		return
 	}
-	j, err := p.json(0, chunk)
+	b, err := p.firstJSON()
 	if err != nil {
 		h.fail(w, err)
 		return
 	}
-	writeJSON(w, j)
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(b)
+}
+
+// Prepare reads session id and readies its first answer, so that a page
+// opening it gets it at once: wield view calls it before printing the URL.
+// Pages are read again when their journal changes.
+func (h *Handler) Prepare(id string) error {
+	p, err := h.page(id)
+	if err != nil {
+		return err
+	}
+	_, err = p.firstJSON()
+	return err
 }
 
 // rounds serves the HTML of the rounds listed in i (comma-separated, at
@@ -218,6 +234,20 @@ func (h *Handler) rounds(w http.ResponseWriter, r *http.Request) {
 		out[s] = html
 	}
 	writeJSON(w, out)
+}
+
+// text serves the search text of every round, in order.
+func (h *Handler) text(w http.ResponseWriter, r *http.Request) {
+	p, err := h.page(r.URL.Query().Get("id"))
+	if err != nil {
+		h.fail(w, err)
+		return
+	}
+	texts := make([]string, len(p.index))
+	for i, x := range p.index {
+		texts[i] = x.T
+	}
+	writeJSON(w, texts)
 }
 
 func (h *Handler) fail(w http.ResponseWriter, err error) {

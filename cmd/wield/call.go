@@ -34,13 +34,13 @@ The arguments are a JSON object given inline, read from FILE with @FILE, or
 read from standard input with -. No arguments means {}.
 
 The result is printed as JSON: {"success","output","data","error","durationMs"}.
-With -output text only the output is printed (or the error, on stderr).
+With --output text only the output is printed (or the error, on stderr).
 
 The call goes through the same permission policy as wield run: the rules in
 .wield/settings.json and ~/.config/wield/settings.json, the hooks and the
--mode. A call a deny rule or a hook forbids never runs. A call that needs
+--mode. A call a deny rule or a hook forbids never runs. A call that needs
 approval is asked about on the terminal; without a terminal it is denied,
-unless -approve is given, which approves that one call (deny rules still
+unless --approve is given, which approves that one call (deny rules still
 win). A denied call prints the reason once, in the result, and exits 3.
 
 	wield call read_file '{"path": "go.mod"}'
@@ -53,7 +53,7 @@ See also: wield tools, wield run.`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output != "json" && output != "text" {
-				return &exitError{exitUsage, fmt.Errorf("call: -output must be json or text, not %q", output)}
+				return &exitError{exitUsage, fmt.Errorf("call: --output must be json or text, not %q", output)}
 			}
 			raw, err := readArguments(g.stdin, args[1:])
 			if err != nil {

@@ -1,18 +1,27 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/catalog"
 	"github.com/wieldhq/wield/mcp"
+	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/sandbox"
+	"github.com/wieldhq/wield/workspace"
 )
 
 // A doctorReport is what wield doctor finds.
@@ -25,25 +34,53 @@ type doctorReport struct {
 	Git       string                 `json:"git"` // git --version, or ""
 	Model     doctorModel            `json:"model"`
 	MCP       []string               `json:"mcp_servers"`
-	Problems  []string               `json:"problems,omitempty"`
+	// MCPStatus is each server's state after a start, with --check-mcp.
+	MCPStatus []doctorServer `json:"mcp_status,omitempty"`
+	// Config lists the config, settings and MCP files found, read in that
+	// order.
+	Config []string `json:"config_files"`
+	// State is the workspace's .wield directory: whether git ignores its
+	// own state and the personal settings.
+	State    doctorState `json:"state"`
+	Problems []string    `json:"problems,omitempty"`
 }
 
 type doctorModel struct {
 	Name   string `json:"name,omitempty"`
 	KeySet bool   `json:"key_set"`
 	Error  string `json:"error,omitempty"`
+	// Reached is set by --check-model: "ok", or why the model could not
+	// be reached.
+	Reached string `json:"reached,omitempty"`
+}
+
+type doctorServer struct {
+	Name  string `json:"name"`
+	State string `json:"state"`
+	Tools int    `json:"tools"`
+	Error string `json:"error,omitempty"`
+}
+
+type doctorState struct {
+	Git     bool `json:"git_repository"`
+	Ignored bool `json:"state_ignored"`
 }
 
 func newDoctorCommand(g *globals) *cobra.Command {
-	var asJSON bool
+	var asJSON, checkModel, checkMCP bool
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "report what wield can use on this machine",
 		Long: `Doctor reports what wield finds on this machine and in the workspace: the
 sandbox mechanisms and what each enforces (file system, network, PID
-namespace, limits), git, the model configured and whether its API key is
-set, and the MCP servers configured. It changes nothing and starts no MCP
-server.
+namespace, limits), git, the workspace (a git repository? is wield's state
+kept out of git?), the config, settings and MCP files it reads with any key
+it does not know, the model configured and whether its API key is set, and
+the MCP servers configured. It changes nothing and, unless asked, reaches no
+model and starts no MCP server: --check-model sends the model one tiny
+request (a few tokens), and --check-mcp starts every MCP server, lists its
+tools and stops it. Each problem is listed with what to do about it; the exit
+status is 1 when there is one.
 
 Sandboxes: bubblewrap (the bwrap program) where it can create namespaces,
 else Linux Landlock with resource limits. A mechanism that is missing is
@@ -55,15 +92,29 @@ See also: wield help run, wield help mcp.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rep := g.doctor(cmd)
+			if checkModel {
+				g.checkModel(cmd.Context(), &rep)
+			}
+			if checkMCP && rep.Workspace != "" {
+				g.checkMCP(cmd.Context(), &rep)
+			}
+			var err error
 			if asJSON {
 				enc := json.NewEncoder(g.stdout)
 				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
+				err = enc.Encode(rep)
+			} else {
+				err = printDoctor(g.stdout, rep)
 			}
-			return printDoctor(g.stdout, rep)
+			if err == nil && len(rep.Problems) > 0 {
+				return &exitError{code: exitToolFailure}
+			}
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	cmd.Flags().BoolVar(&checkModel, "check-model", false, "send the model one tiny request to see that it answers")
+	cmd.Flags().BoolVar(&checkMCP, "check-mcp", false, "start each MCP server, list its tools, and stop it")
 	return cmd
 }
 
@@ -91,6 +142,18 @@ func (g *globals) doctor(cmd *cobra.Command) doctorReport {
 		rep.Problems = append(rep.Problems, "git not found: the git tools and workspace detection need it")
 	}
 	rep.Model = doctorModelFor(ws)
+	if rep.Model.Error != "" {
+		rep.Problems = append(rep.Problems, "model: "+rep.Model.Error)
+	}
+	rep.Config = []string{}
+	if ws != "" {
+		rep.Config = configFiles(ws)
+		rep.Problems = append(rep.Problems, configReports(ws)...)
+		rep.State = doctorStateOf(ws)
+		if rep.State.Git && !rep.State.Ignored {
+			rep.Problems = append(rep.Problems, ".wield/.gitignore does not keep sessions/, logs/ and settings.local.json out of git: delete it and wield writes a new one")
+		}
+	}
 	if ws != "" {
 		servers, err := mcp.LoadConfig(mcp.ConfigFiles(ws), nil)
 		if err != nil {
@@ -131,6 +194,88 @@ func doctorModelFor(ws string) doctorModel {
 	}
 	m.Name, m.KeySet = mc.String(), mc.APIKey != ""
 	return m
+}
+
+// configFiles lists the config, settings and MCP files of workspace ws
+// that exist.
+func configFiles(ws string) []string {
+	files := []string{workspace.Layout{Root: ws}.Config()}
+	if u, err := workspace.User(); err == nil {
+		files = append(files, u.Config())
+	}
+	files = append(files, policy.SettingsFiles(ws)...)
+	files = append(files, localSettings(ws))
+	files = append(files, mcp.ConfigFiles(ws)...)
+	out := []string{}
+	for _, f := range files {
+		if _, err := os.Stat(f); err == nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// doctorStateOf reports on workspace ws's .wield directory.
+func doctorStateOf(ws string) doctorState {
+	var st doctorState
+	if _, err := os.Stat(filepath.Join(ws, ".git")); err == nil {
+		st.Git = true
+	}
+	data, err := os.ReadFile(workspace.Layout{Root: ws}.GitIgnore())
+	if errors.Is(err, fs.ErrNotExist) {
+		st.Ignored = true // wield writes it with its first session
+		return st
+	}
+	lines := strings.Split(string(data), "\n")
+	st.Ignored = slices.Contains(lines, "sessions/") && slices.Contains(lines, "logs/") && slices.Contains(lines, "settings.local.json")
+	return st
+}
+
+// checkModel sends the configured model a request of a few tokens.
+func (g *globals) checkModel(ctx context.Context, rep *doctorReport) {
+	if rep.Model.Error != "" {
+		return
+	}
+	ws := rep.Workspace
+	cfg, err := loadRunConfig(runConfig{}, ws, os.Getenv)
+	if err == nil {
+		var cat *catalog.Catalog
+		if cat, err = catalogFor(cfg); err == nil {
+			var mc modelChoice
+			if mc, err = chooseModel(cfg, "", cat, os.Getenv); err == nil {
+				var p llm.Provider
+				if p, err = newProvider(mc, g); err == nil {
+					ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+					defer cancel()
+					_, err = p.Stream(ctx, &llm.Request{Model: mc.Model, MaxTokens: 16,
+						Messages: []llm.Message{{Role: llm.RoleUser, Content: "Reply with the word OK."}}}, func(llm.Event) {})
+				}
+			}
+		}
+	}
+	if err != nil {
+		rep.Model.Reached = err.Error()
+		rep.Problems = append(rep.Problems, "model "+rep.Model.Name+" did not answer: "+err.Error())
+		return
+	}
+	rep.Model.Reached = "ok"
+}
+
+// checkMCP starts the workspace's MCP servers and reports each one's state.
+func (g *globals) checkMCP(ctx context.Context, rep *doctorReport) {
+	mgr := g.mcpManager(rep.Workspace)
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for _, err := range mgr.Start(ctx) {
+		rep.Problems = append(rep.Problems, "MCP: "+err.Error())
+	}
+	for _, s := range mgr.Status() {
+		ds := doctorServer{Name: s.Name, State: fmt.Sprint(s.State), Tools: s.Tools}
+		if s.Err != nil {
+			ds.Error = s.Err.Error()
+		}
+		rep.MCPStatus = append(rep.MCPStatus, ds)
+	}
 }
 
 func printDoctor(w io.Writer, rep doctorReport) error {
@@ -175,13 +320,32 @@ func printDoctor(w io.Writer, rep doctorReport) error {
 	case rep.Model.Error != "":
 		fmt.Fprintf(&b, "model      %s\n", rep.Model.Error)
 	default:
-		fmt.Fprintf(&b, "model      %s (API key set: %s)\n", rep.Model.Name, yes(rep.Model.KeySet))
+		fmt.Fprintf(&b, "model      %s (API key set: %s)", rep.Model.Name, yes(rep.Model.KeySet))
+		if rep.Model.Reached != "" {
+			fmt.Fprintf(&b, "; answers: %s", rep.Model.Reached)
+		}
+		b.WriteString("\n")
 	}
+	if rep.Workspace != "" {
+		fmt.Fprintf(&b, "state      git repository %s, wield's state ignored by git %s\n", yes(rep.State.Git), yes(rep.State.Ignored))
+	}
+	files := strings.Join(rep.Config, ", ")
+	if files == "" {
+		files = "none (defaults only)"
+	}
+	fmt.Fprintf(&b, "config     %s\n", files)
 	mcps := strings.Join(rep.MCP, ", ")
 	if mcps == "" {
 		mcps = "none configured"
 	}
 	fmt.Fprintf(&b, "mcp        %s\n", mcps)
+	for _, s := range rep.MCPStatus {
+		fmt.Fprintf(&b, "  %-11s %s, %d tools", s.Name, s.State, s.Tools)
+		if s.Error != "" {
+			fmt.Fprintf(&b, ": %s", s.Error)
+		}
+		b.WriteString("\n")
+	}
 	for _, p := range rep.Problems {
 		fmt.Fprintf(&b, "problem    %s\n", p)
 	}

@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/wieldhq/wield/sandbox"
 )
@@ -14,8 +18,9 @@ func TestDoctor(t *testing.T) {
 	ws := t.TempDir()
 	t.Setenv("WIELD_MODEL", "")
 	var stdout, stderr bytes.Buffer
-	if code := run(t.Context(), []string{"--workdir", ws, "doctor", "--json"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
-		t.Fatalf("wield doctor --json: exit %d, stderr %q", code, stderr.String())
+	// No model is configured: a problem, so the exit status is 1.
+	if code := run(t.Context(), []string{"--workdir", ws, "doctor", "--json"}, strings.NewReader(""), &stdout, &stderr); code != exitToolFailure {
+		t.Fatalf("wield doctor --json: exit %d, want 1; stderr %q", code, stderr.String())
 	}
 	var rep doctorReport
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
@@ -40,12 +45,51 @@ func TestDoctor(t *testing.T) {
 	}
 
 	stdout.Reset()
-	if code := run(t.Context(), []string{"--workdir", ws, "doctor"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
-		t.Fatalf("wield doctor: exit %d, stderr %q", code, stderr.String())
+	if code := run(t.Context(), []string{"--workdir", ws, "doctor"}, strings.NewReader(""), &stdout, &stderr); code != exitToolFailure {
+		t.Fatalf("wield doctor: exit %d, want 1; stderr %q", code, stderr.String())
 	}
 	for _, want := range []string{"sandbox    " + string(rep.Sandboxed), "bubblewrap", "landlock", "git        git version", "mcp        none configured"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("wield doctor prints\n%s\nwant it to contain %q", stdout.String(), want)
 		}
+	}
+}
+
+// TestUnknownKeys: keys wield does not read in config, settings and MCP
+// files are reported with the nearest known key, where a run starts and
+// in wield doctor; keys of Claude Code's settings are not.
+func TestUnknownKeys(t *testing.T) {
+	ws := testWorkspace(t)
+	os.MkdirAll(filepath.Join(ws, ".wield"), 0o755)
+	files := map[string]string{
+		".wield/config.json":   `{"model": "my-model", "baseUrl": "http://127.0.0.1:1/v1", "max_round": 3, "catalog": {"providers": [{"name": "x", "api": "openai-chat", "baseurl": "y"}]}}`,
+		".wield/settings.json": `{"permisions": {"allow": []}, "env": {"A": "1"}, "hooks": {"PreToolUse": [{"matcher": "x", "hook": []}]}}`,
+		".mcp.json":            `{"mcpServers": {"gh": {"command": "gh-mcp", "arg": ["x"]}}}`,
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{
+		filepath.Join(ws, ".wield/config.json") + `: unknown key "baseUrl"; did you mean "base_url"?`,
+		filepath.Join(ws, ".wield/config.json") + `: unknown key "catalog.providers[0].baseurl"; did you mean "base_url"?`,
+		filepath.Join(ws, ".wield/config.json") + `: unknown key "max_round"; did you mean "max_rounds"?`,
+		filepath.Join(ws, ".wield/settings.json") + `: unknown key "hooks.PreToolUse[0].hook"; did you mean "hooks"?`,
+		filepath.Join(ws, ".wield/settings.json") + `: unknown key "permisions"; did you mean "permissions"?`,
+		filepath.Join(ws, ".mcp.json") + `: unknown key "mcpServers.gh.arg"; did you mean "args"?`,
+	}
+	got := configReports(ws)
+	slices.Sort(got)
+	slices.Sort(want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("configReports (-want +got):\n%s", diff)
+	}
+	// wield run reports them before it fails for want of a base URL (the
+	// typo): it never falls back to OpenAI's endpoint.
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), []string{"--workdir", ws, "run", "x"}, strings.NewReader(""), &stdout, &stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), `wield: warning: `+want[0]) || !strings.Contains(stderr.String(), "my-model") {
+		t.Errorf("wield run: exit %d, stderr:\n%s", code, stderr.String())
 	}
 }

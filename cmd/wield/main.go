@@ -87,6 +87,7 @@ func main() {
 // run executes the wield command line args and returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root, g := newRootCommand(stdin, stdout, stderr)
+	setExamples(root)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if cerr := g.close(); cerr != nil {

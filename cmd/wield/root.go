@@ -34,6 +34,7 @@ type globals struct {
 	mcp         *mcp.Manager
 	memory      *memory.Store // of memoryWS: see memory.go
 	memoryWS    string
+	ext         *extState // see extensions.go
 
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -153,6 +154,7 @@ func (g *globals) builtinTools(deps toolDeps) ([]*tool.Tool, error) {
 	fsCfg := fs.Config{}
 	if deps.store != nil {
 		fsCfg.Sessions = deps.store
+		fsCfg.Recorder = deps.store // the undo ledger: see undo.go
 	}
 	ts := []*tool.Tool{echo.New()}
 	ts = append(ts, fs.Tools(fsCfg)...)

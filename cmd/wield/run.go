@@ -156,6 +156,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		root.Close()
 		return nil, err
 	}
+	g.extendRun(ws, store, pol, listingWindow(chosen, f.window)) // skills, plugins, secrets: see extensions.go
 	deps := toolDeps{store: store, code: g.codeDepsFor(provider, modelName, modelFor)}
 	if approver != nil { // a person is at the terminal
 		deps.asker = terminalAsker{approver}
@@ -183,7 +184,8 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	if err != nil {
 		g.logger().Warn("project instructions", "err", err)
 	}
-	instructions = append(instructions, g.memoryIndex(ws)...) // see memory.go
+	instructions = append(instructions, g.memoryIndex(ws)...)  // see memory.go
+	instructions = append(instructions, g.skillListing(ws)...) // see extensions.go
 	sess, err := g.openSession(ctx, store, f, modelName, task)
 	if err != nil {
 		root.Close()
@@ -198,7 +200,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		pal := palette{color: !g.noColor()}
 		fmt.Fprintln(g.stderr, pal.dim(fmt.Sprintf("session %s (%s)", sess.ID(), modelName)))
 	}
-	runnerOptions := tool.RunnerOptions{Logger: g.logger(), Gate: pol}
+	runnerOptions := tool.RunnerOptions{Logger: g.logger(), Gate: g.extendGate(ws, pol)}
 	var denier *headlessApprover
 	if approver != nil { // a person is at the terminal
 		runnerOptions.Approver = approver
@@ -342,14 +344,29 @@ where safe) and feeds the results back, until the model answers, the round
 limit is reached or a loop is detected. TASK is read from standard input when
 it is - or absent.
 
-The answer streams to standard output; on a terminal, tool calls and their
-timings are shown on standard error. With -json, standard output carries the
-run's events as JSON lines instead.
+The answer streams to standard output. Standard error shows one line as each
+tool call starts (the tool and its path, command, pattern or URL) and one when
+it is done (lines read, matches, exit code; why it failed); -v adds the full
+arguments and outputs. Without a terminal, or with NO_COLOR set, the output is
+plain text. With --json, standard output carries the run's events as JSON
+lines instead (schema: docs/cli.md). Log records go to .wield/logs/wield.log
+(--debug: to standard error).
 
-The model is any OpenAI-compatible endpoint. Flags beat the environment
-(WIELD_MODEL, OPENAI_BASE_URL, OPENAI_API_KEY), which beats .wield/config.json
-in the workspace, which beats ~/.config/wield/config.json. With -replay FILE
-a scripted model (see package llm/replay) plays instead, for demos and tests.
+At a terminal, calls the permission rules do not allow ask first, showing an
+edit as a diff and a shell line command by command; "always" saves a narrow
+rule in .wield/settings.local.json. Without a terminal such calls are denied
+(the model is told why) and the run ends with exit status 3. Exit statuses:
+0 done, 1 failed, 2 usage, 3 denied for want of approval, 130 interrupted.
+
+--continue goes on in the workspace's latest session and --resume in the one
+whose id starts with a prefix, with the model it was recorded with unless
+--model names another.
+
+The model: flags beat the environment (WIELD_MODEL, OPENAI_BASE_URL,
+OPENAI_API_KEY and the providers' key variables), which beats
+.wield/config.json in the workspace, which beats ~/.config/wield/config.json;
+unknown keys in these files are reported. With --replay FILE a scripted model
+(see package llm/replay) plays instead, for demos and tests.
 
 With --plan the model plans before it acts: the session starts in plan mode,
 where only read-only tools and read-only shell commands run and only the
@@ -358,13 +375,14 @@ approve the plan (or say what to change) and the run goes on; headless, the
 run ends with the plan on standard output, and a later run with --session ID
 --mode default carries it out.
 
-See also: wield chat, wield tools.`,
-		Args: cobra.MaximumNArgs(1),
+See also: wield chat, wield session, wield doctor, docs/cli.md.`,
+		Args: slashArgs, // one task, or /COMMAND ARGS: see extensions.go
 		RunE: func(cmd *cobra.Command, args []string) error {
-			task, err := readTask(g.stdin, args)
+			task, err := readTask(g.stdin, joinSlash(args))
 			if err != nil {
 				return &exitError{exitUsage, err}
 			}
+			task, _ = g.expandCommand(task) // a plugin's command: see extensions.go
 			out := newRunPrinter(g, f.json)
 			var plans planCapture
 			env, err := g.setupRun(cmd.Context(), f, task, plans.wrap(out.event))

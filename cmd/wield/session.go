@@ -57,7 +57,10 @@ func newSessionCommand(g *globals) *cobra.Command {
 		Long: `A session is the journal of a conversation: every task, model response, tool
 call and result, the todo list and the file references. Sessions live in
 .wield/sessions of the workspace (or $WIELD_HOME/sessions), one JSON Lines file
-each. Continue one with wield run --session ID.`,
+each. Continue one with wield run --continue (the latest), --resume PREFIX
+(any unique prefix of its id) or --session ID.
+
+See also: wield run, docs/cli.md.`,
 	}
 	storeFor := func() (*session.Store, error) {
 		ws, err := g.workspace()

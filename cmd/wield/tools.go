@@ -17,13 +17,13 @@ func newToolsCommand(g *globals) *cobra.Command {
 		Short: "list the tools and their schemas",
 		Long: `Tools prints every tool wield offers a model, as a JSON array.
 
-The -format flag picks the form: json (wield's own: name, description,
+The --format flag picks the form: json (wield's own: name, description,
 input_schema, annotations), or the "tools" field of a provider request:
 openai (chat completions), anthropic, gemini (one object holding the
 functionDeclarations) or mcp (tools/list). Names are made legal for the
 provider where needed.
 
-The -strict flag asks for OpenAI's strict mode: every property required,
+The --strict flag asks for OpenAI's strict mode: every property required,
 optional ones nullable, no additional properties; tools whose schema cannot be
 strict (open maps) are exported without it.
 

@@ -7,7 +7,7 @@
   const embedded = $('data');
   const DATA = embedded ? JSON.parse(embedded.textContent) : null; // an exported file
   const roundsEl = $('rounds'), moreEl = $('more'), q = $('q'), facet = $('facet'), statusEl = $('status');
-  const CHUNK = 50;
+  const CHUNK = 25;
   let cur = null;   // the session shown: {id, v, live, title, side, index, html}
   let matches = []; // the indexes of the rounds the search and filter keep
   let shown = 0;    // how many of matches are on the page
@@ -73,11 +73,27 @@
     for (let i = 0; i < ix.length; i++) {
       if (f && (' ' + ix[i].k + ' ').indexOf(' ' + f + ' ') < 0) continue;
       if (needle) {
-        if (!ix[i].t && cur.html[i] !== undefined) ix[i].t = plain(cur.html[i]);
+        if (ix[i].t === undefined) {
+          if (!DATA) return texts(); // the search text is not here yet
+          ix[i].t = plain(cur.html[i]);
+        }
         if (ix[i].t.indexOf(needle) < 0) continue;
       }
       matches.push(i);
     }
+  }
+
+  // texts fetches the search text of every round once, then filters again.
+  function texts() {
+    matches = [];
+    const c = cur;
+    if (c.texts) return;
+    statusEl.textContent = 'searching…';
+    c.texts = api('api/text?id=' + encodeURIComponent(c.id)).then((ts) => {
+      for (let i = 0; i < ts.length && i < c.index.length; i++) if (c.index[i].t === undefined) c.index[i].t = ts[i];
+      for (const x of c.index) if (x.t === undefined) x.t = '';
+      if (c === cur) filter();
+    }, (err) => { c.texts = null; statusEl.textContent = err.message; });
   }
 
   function filter() {
@@ -115,6 +131,15 @@
         for (const d of t.content.querySelectorAll('details.call')) if (reopen.has(d.dataset.call)) d.open = true;
       }
       roundsEl.appendChild(t.content);
+      if (shown === 0 && !c.painted) {
+        c.painted = true;
+        // For measurements: the frame that shows a session's first rounds.
+        requestAnimationFrame(() => {
+          performance.mark('wield:rounds', {detail: c.id});
+          if (afterPaint) setTimeout(afterPaint);
+          afterPaint = null;
+        });
+      }
       shown += want.length;
       loading = false;
       count();
@@ -162,6 +187,7 @@
   }
 
   let home = ''; // the session shown when the URL names none
+  let afterPaint = null; // what waits for the first rounds on screen
 
   function route() {
     const m = /^#s=(.+)$/.exec(location.hash);
@@ -189,13 +215,20 @@
     route();
     return;
   }
-  const routed = route();
-  api('api/sessions').then((s) => {
+  // The list of sessions reads every journal of the store: when the URL
+  // names a session, it is asked for after that session's first rounds
+  // are on screen.
+  const list = () => api('api/sessions').then((s) => {
     $('list').innerHTML = s.list;
     home = s.newest;
-    if (!routed) {
-      if (home) open(home);
+    return s;
+  });
+  if (route()) {
+    afterPaint = () => list().catch((err) => { statusEl.textContent = err.message; });
+  } else {
+    list().then((s) => {
+      if (s.newest) open(s.newest);
       else statusEl.textContent = 'no sessions in this store';
-    }
-  }).catch((err) => { statusEl.textContent = err.message; });
+    }).catch((err) => { statusEl.textContent = err.message; });
+  }
 })();
