@@ -1,0 +1,72 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestSlashArgs(t *testing.T) {
+	tests := []struct {
+		args []string
+		ok   bool
+		want []string
+	}{
+		{nil, true, nil},
+		{[]string{"fix the build"}, true, []string{"fix the build"}},
+		{[]string{"/review", "./pkg", "warning"}, true, []string{"/review ./pkg warning"}},
+		{[]string{"fix", "the", "build"}, false, nil},
+	}
+	for _, tt := range tests {
+		err := slashArgs(nil, tt.args)
+		if (err == nil) != tt.ok {
+			t.Errorf("slashArgs(%q) = %v, want ok %v", tt.args, err, tt.ok)
+		}
+		if tt.ok && !slices.Equal(joinSlash(tt.args), tt.want) {
+			t.Errorf("joinSlash(%q) = %q, want %q", tt.args, joinSlash(tt.args), tt.want)
+		}
+	}
+}
+
+func TestIsGitURL(t *testing.T) {
+	dir := t.TempDir()
+	for src, want := range map[string]bool{
+		"https://github.com/example/skills.git": true,
+		"git@github.com:example/skills.git":     true,
+		"ssh://git.example.com/skills":          true,
+		dir:                                     false,
+		"./not-there":                           false,
+	} {
+		if got := isGitURL(src); got != want {
+			t.Errorf("isGitURL(%q) = %v, want %v", src, got, want)
+		}
+	}
+}
+
+func TestSkillSources(t *testing.T) {
+	top := t.TempDir()
+	for _, d := range []string{"one", "many/a", "many/b", "many/.hidden", "nested/skills/c", "nested/notes"} {
+		if err := os.MkdirAll(filepath.Join(top, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if d != "nested/notes" {
+			if err := os.WriteFile(filepath.Join(top, d, "SKILL.md"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	rel := func(ps []string) []string {
+		var out []string
+		for _, p := range ps {
+			r, _ := filepath.Rel(top, p)
+			out = append(out, filepath.ToSlash(r))
+		}
+		return out
+	}
+	for dir, want := range map[string][]string{"one": {"one"}, "many": {"many/a", "many/b"}, "nested": {"nested/skills/c"}} {
+		if got := rel(skillSources(filepath.Join(top, dir))); !slices.Equal(got, want) {
+			t.Errorf("skillSources(%s) = %v, want %v", dir, got, want)
+		}
+	}
+}
