@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -45,7 +46,7 @@ type undoFlags struct {
 
 func (f *undoFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.session, "session", "", "the session `ID` (default: the latest session of the workspace)")
+	fl.StringVar(&f.session, "session", "", "the session `ID` (default: the workspace's session written last)")
 	fl.BoolVar(&f.yes, "yes", false, "apply without asking (files changed since wield wrote them still need --overwrite)")
 	fl.BoolVar(&f.overwrite, "overwrite", false, "also overwrite files changed since wield wrote them (the undo keeps their content, so undoing it brings them back)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "only show what would change")
@@ -209,10 +210,11 @@ func (g *globals) undoSession(id string) (*session.Session, *session.Store, erro
 		if err != nil {
 			return nil, nil, err
 		}
+		// The latest is the one written last: a resumed session counts.
+		var latest time.Time
 		for _, s := range list {
-			if s.Err == "" && s.Child == nil {
-				id = s.ID
-				break
+			if s.Err == "" && s.Child == nil && (id == "" || s.Modified.After(latest)) {
+				id, latest = s.ID, s.Modified
 			}
 		}
 		if id == "" {
@@ -520,7 +522,7 @@ func (g *globals) undoRounds(ws string, store *session.Store, getenv func(string
 		return nil
 	}
 	dir := filepath.Join(store.Dir, "snapshots")
-	self := []string{"settings.json", "config.json", "mcp.json", "agents", "skills", "memory", "tools"}
+	self := []string{"settings.json", "settings.local.json", "config.json", "mcp.json", "agents", "skills", "memory", "tools", "plugins"}
 	t := &ledger.Tracker{Store: store, Logger: g.logger(), Watch: []ledger.Watched{
 		{Root: workspace.Layout{Root: abs}.State(), Snapshots: &ledger.Snapshotter{Dir: dir, Only: self}},
 	}}

@@ -50,3 +50,34 @@ func TestUndoInChat(t *testing.T) {
 		t.Errorf("a.txt still exists after /undo: %v", err)
 	}
 }
+
+func TestReportOpenChange(t *testing.T) {
+	store := &session.Store{Dir: t.TempDir()}
+	sess, err := store.Create(session.Header{ID: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sess.BeginChange("risky refactor"); err != nil {
+		t.Fatal(err)
+	}
+	sess.Close() // as a crash would leave it: the change open
+	sess, err = store.Open("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	var errOut bytes.Buffer
+	g := &globals{stderr: &errOut}
+	g.reportOpenChange(sess)
+	if want := "wield undo --session s1 --group change:1"; !strings.Contains(errOut.String(), want) {
+		t.Errorf("report = %q, want the command %q", errOut.String(), want)
+	}
+	if c := sess.State().OpenChange(); c != nil {
+		t.Errorf("the interrupted change is still open: %+v", c)
+	}
+	errOut.Reset()
+	g.reportOpenChange(sess)
+	if errOut.Len() != 0 {
+		t.Errorf("a second report printed %q", errOut.String())
+	}
+}
