@@ -39,6 +39,16 @@ if ! command -v bwrap >/dev/null; then
   fi
   command -v bwrap >/dev/null || echo "test.sh: bwrap not found: the sandbox tests run under Landlock only (install bubblewrap for both)" >&2
 fi
+echo "== peers: python3"
+# run_code's tests run Python, JavaScript (the node above) and Bash in the
+# sandbox.
+if ! command -v python3 >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing Debian's python3"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 >/dev/null
+  fi
+  command -v python3 >/dev/null || { echo "test.sh: python3 is needed by run_code's tests; install it and run again" >&2; exit 1; }
+fi
 for tool in bash git; do
   command -v "$tool" >/dev/null || { echo "test.sh: $tool is needed by the tests" >&2; exit 1; }
 done
