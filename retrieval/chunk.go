@@ -51,7 +51,8 @@ type Span struct {
 
 // Split cuts the text t into chunks of at most opts.MaxChars bytes, in
 // order. A Markdown heading (outside code fences) starts a new section,
-// and no chunk crosses from one section into the next. Within a
+// and so does a PDF's page; no chunk crosses from one section into the
+// next. Within a
 // section, chunks end at line ends; a line longer than MaxChars is cut
 // at a space, or at a character boundary when it has none. Each chunk
 // but a section's first repeats up to opts.Overlap bytes of whole lines
@@ -79,6 +80,9 @@ type section struct {
 // section.
 func sections(t *Text) []section {
 	body := t.Body
+	if len(t.Pages) > 0 {
+		return pageSections(t)
+	}
 	if t.Kind != KindMarkdown && t.Kind != KindHTML {
 		return []section{{0, len(body), ""}}
 	}
@@ -118,6 +122,29 @@ func sections(t *Text) []section {
 	}
 	cur.end = len(body)
 	return append(secs, cur)
+}
+
+// pageSections cuts a paged text at its pages, so that a chunk cites one
+// page.
+func pageSections(t *Text) []section {
+	lines := newLineIndex(t.Body)
+	var secs []section
+	for i, line := range t.Pages {
+		start, end := len(t.Body), len(t.Body)
+		if line-1 < len(lines) {
+			start = lines[line-1]
+		}
+		if i+1 < len(t.Pages) && t.Pages[i+1]-1 < len(lines) {
+			end = lines[t.Pages[i+1]-1]
+		}
+		if i == 0 {
+			start = 0
+		}
+		if start < end {
+			secs = append(secs, section{start: start, end: end})
+		}
+	}
+	return secs
 }
 
 // headingOnly reports whether a section's text is its heading line and
@@ -250,9 +277,10 @@ func splitSection(body string, sec section, opts ChunkOptions, lines lineIndex, 
 			break
 		}
 		// The next chunk starts at the earliest break after this one's
-		// start that repeats no more than Overlap bytes.
+		// start that repeats no more than Overlap bytes and leaves room
+		// for the next line, so that it does not end where this one does.
 		next := end
-		for next-1 > start && e-breaks[next-1] <= opts.Overlap {
+		for next-1 > start && e-breaks[next-1] <= opts.Overlap && breaks[end+1]-breaks[next-1] <= opts.MaxChars {
 			next--
 		}
 		start = next

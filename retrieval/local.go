@@ -2,7 +2,6 @@ package retrieval
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"encoding/gob"
 	"errors"
@@ -43,6 +42,11 @@ type localStore struct {
 	flat     []*localChunk
 	postings [][]posting // by term id
 	avgLen   float64
+	// vecs holds the chunks' unit vectors one after another, dim
+	// floats each (zeros for a chunk without one), for a scan that
+	// reads memory in order.
+	vecs []float32
+	dim  int
 }
 
 // A localDoc is a document with its chunks.
@@ -244,6 +248,22 @@ func (t termsByID) Swap(i, j int) {
 	t.c.Counts[i], t.c.Counts[j] = t.c.Counts[j], t.c.Counts[i]
 }
 
+// dot returns the dot product of a and b, which have the same length.
+func dot(a, b []float32) float32 {
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
+}
+
 // unit returns v scaled to length 1, or nil for an empty or zero v.
 func unit(v []float32) []float32 {
 	var n float64
@@ -282,7 +302,20 @@ func (s *localStore) build() {
 	}
 	slices.Sort(paths)
 	s.flat = s.flat[:0]
+	// Postings are sized first: appending to them would copy them as
+	// they grow.
+	df := make([]int, len(s.terms))
+	for _, d := range s.docs {
+		for _, c := range d.Chunks {
+			for _, t := range c.Terms {
+				df[t]++
+			}
+		}
+	}
 	s.postings = make([][]posting, len(s.terms))
+	for t, n := range df {
+		s.postings[t] = make([]posting, 0, n)
+	}
 	total := 0
 	for _, p := range paths {
 		for _, c := range s.docs[p].Chunks {
@@ -295,6 +328,22 @@ func (s *localStore) build() {
 		}
 	}
 	s.avgLen = float64(total) / float64(max(1, len(s.flat)))
+	s.dim = 0
+	for _, c := range s.flat {
+		if len(c.Vector) > 0 {
+			s.dim = len(c.Vector)
+			break
+		}
+	}
+	s.vecs = nil
+	if s.dim > 0 {
+		s.vecs = make([]float32, len(s.flat)*s.dim)
+		for i, c := range s.flat {
+			if len(c.Vector) == s.dim {
+				copy(s.vecs[i*s.dim:], c.Vector)
+			}
+		}
+	}
 	s.built = true
 }
 
@@ -339,19 +388,16 @@ func (s *localStore) SearchVector(ctx context.Context, vec []float32, k int, fil
 	}
 	s.build()
 	q := unit(vec)
-	if q == nil {
+	if q == nil || len(q) != s.dim {
 		return nil, nil
 	}
 	scores := make([]float64, len(s.flat))
-	for i, c := range s.flat {
-		if len(c.Vector) != len(q) {
+	for i := range s.flat {
+		v := s.vecs[i*s.dim : (i+1)*s.dim]
+		if len(s.flat[i].Vector) != s.dim {
 			continue
 		}
-		var dot float32
-		for j, x := range c.Vector {
-			dot += x * q[j]
-		}
-		scores[i] = float64(dot)
+		scores[i] = float64(dot(v, q))
 		if scores[i] == 0 {
 			scores[i] = math.SmallestNonzeroFloat64 // still a candidate
 		}
@@ -360,18 +406,60 @@ func (s *localStore) SearchVector(ctx context.Context, vec []float32, k int, fil
 }
 
 // top returns the k chunks with the highest non-zero scores that filter
-// keeps, best first; ties go to the earlier chunk.
+// keeps, best first; ties go to the earlier chunk. It keeps the best k in
+// a heap rather than sorting every scored chunk.
 func (s *localStore) top(scores []float64, k int, filter Filter) []Hit {
-	var idx []int
-	for i, sc := range scores {
-		if sc != 0 && (filter.Paths == "" || filter.Match(s.flat[i].Chunk.Path)) {
-			idx = append(idx, i)
+	// better reports whether chunk i ranks above chunk j.
+	better := func(i, j int) bool {
+		return scores[i] > scores[j] || scores[i] == scores[j] && i < j
+	}
+	// h is a min-heap of chunk indexes: the worst of the best k on top.
+	var h []int
+	down := func(i int) {
+		for {
+			l, m := 2*i+1, i
+			if l < len(h) && better(h[m], h[l]) {
+				m = l
+			}
+			if r := l + 1; r < len(h) && better(h[m], h[r]) {
+				m = r
+			}
+			if m == i {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
 		}
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
-	idx = idx[:min(len(idx), k)]
-	hits := make([]Hit, len(idx))
-	for j, i := range idx {
+	for i, sc := range scores {
+		if sc == 0 || filter.Paths != "" && !filter.Match(s.flat[i].Chunk.Path) {
+			continue
+		}
+		if len(h) < k {
+			h = append(h, i)
+			for c := len(h) - 1; c > 0; {
+				p := (c - 1) / 2
+				if !better(h[p], h[c]) {
+					break
+				}
+				h[p], h[c] = h[c], h[p]
+				c = p
+			}
+			continue
+		}
+		if better(i, h[0]) {
+			h[0] = i
+			down(0)
+		}
+	}
+	slices.SortFunc(h, func(a, b int) int {
+		if better(a, b) {
+			return -1
+		}
+		return 1
+	})
+	hits := make([]Hit, len(h))
+	for j, i := range h {
 		hits[j] = Hit{Chunk: s.flat[i].Chunk, Score: scores[i]}
 	}
 	return hits
