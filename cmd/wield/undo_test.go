@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wieldhq/wield/ledger"
 	"github.com/wieldhq/wield/session"
 )
 
@@ -79,5 +80,46 @@ func TestReportOpenChange(t *testing.T) {
 	g.reportOpenChange(sess)
 	if errOut.Len() != 0 {
 		t.Errorf("a second report printed %q", errOut.String())
+	}
+}
+
+func TestUndoRoundsWatches(t *testing.T) {
+	plain, repo := t.TempDir(), t.TempDir()
+	if err := os.Mkdir(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, ws, env string
+		whole         bool
+	}{
+		{"git repository", repo, "", true},
+		{"git repository, off", repo, "0", false},
+		{"plain directory", plain, "", false},
+		{"plain directory, on", plain, "1", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := &session.Store{Dir: filepath.Join(tt.ws, ".wield", "sessions")}
+			g := &globals{}
+			obs := g.undoRounds(tt.ws, store, func(k string) string {
+				if k == "WIELD_SNAPSHOTS" {
+					return tt.env
+				}
+				return ""
+			})
+			tr, ok := obs.(*ledger.Tracker)
+			if !ok {
+				t.Fatalf("undoRounds = %T, want a *ledger.Tracker", obs)
+			}
+			whole := false
+			for _, w := range tr.Watch {
+				if w.Root == tt.ws && w.Snapshots.Only == nil {
+					whole = true
+				}
+			}
+			if whole != tt.whole {
+				t.Errorf("the whole workspace watched = %v, want %v", whole, tt.whole)
+			}
+		})
 	}
 }
