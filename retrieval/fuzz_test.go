@@ -106,3 +106,30 @@ func FuzzExtract(f *testing.F) {
 		Split(text, ChunkOptions{})
 	})
 }
+
+// FuzzTerms checks the tokenizer's fast path for ASCII against the
+// general one: the same terms, in order, for any text.
+func FuzzTerms(f *testing.F) {
+	f.Add("Hello, World! queries INDEXES café 42")
+	f.Add("ÀÉÎ straße ǅ")
+	f.Fuzz(func(t *testing.T, s string) {
+		var got []string
+		eachTerm(s, func(w string) { got = append(got, w) })
+		var want []string
+		for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if len(w) > maxTermBytes {
+				continue
+			}
+			var b strings.Builder
+			for _, r := range w {
+				b.WriteRune(unicode.ToLower(r))
+			}
+			if l := singular(b.String()); !stopword(l) {
+				want = append(want, l)
+			}
+		}
+		if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+			t.Fatalf("eachTerm(%q) = %q, want %q", s, got, want)
+		}
+	})
+}

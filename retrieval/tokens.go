@@ -28,17 +28,21 @@ func eachTerm(s string, fn func(term string)) {
 		if len(word) > maxTermBytes {
 			return
 		}
-		buf = buf[:0]
-		for _, r := range word {
-			buf = utf8.AppendRune(buf, unicode.ToLower(r))
+		w := word
+		if !lowerASCII(word) { // the common case needs no copy
+			buf = buf[:0]
+			for _, r := range word {
+				buf = utf8.AppendRune(buf, unicode.ToLower(r))
+			}
+			w = string(buf)
 		}
-		w := singular(string(buf))
+		w = singular(w)
 		if !stopword(w) {
 			fn(w)
 		}
 	}
 	for i, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+		if r < utf8.RuneSelf && ('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') || r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
 			if start < 0 {
 				start = i
 			}
@@ -71,4 +75,14 @@ func singular(w string) string {
 		return w[:len(w)-1]
 	}
 	return w
+}
+
+// lowerASCII reports whether s is ASCII without upper-case letters.
+func lowerASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+			return false
+		}
+	}
+	return true
 }
