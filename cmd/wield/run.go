@@ -191,6 +191,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		root.Close()
 		return nil, err
 	}
+	g.reportOpenChange(sess) // see undo.go
 	if err := startPlanMode(sess, store, pol, f); err != nil { // see plan.go
 		sess.Close()
 		root.Close()
@@ -228,6 +229,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	}
 	a, err := agent.New(agent.Config{
 		Compactor:         compactor,
+		Rounds:            g.undoRounds(ws, store, os.Getenv), // see undo.go
 		Provider:          provider,
 		Model:             cfg.Model,
 		Tools:             reg,
