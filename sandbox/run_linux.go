@@ -122,13 +122,21 @@ func (s *Sandbox) Run(ctx context.Context, c *Command) (*Result, error) {
 	})
 
 	status, _ := io.ReadAll(statusR) // end of file once the command (or bwrap) runs
+	// Wait for the command to exit without reaping it: while it is a
+	// zombie its pid still names its process group, and what it left
+	// running there dies with it. (The sweep below finds the rest by
+	// their marker, but can miss a process in the middle of an exec,
+	// whose environment reads empty for a moment.)
+	var info unix.Siginfo
+	for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
+	}
+	unix.Kill(-pid, unix.SIGKILL)
 	werr := cmd.Wait()
 	close(exited)
 	watcher.Wait()
 	res.Duration = time.Since(start)
-	// Whatever the command left behind dies with it, as it does in
-	// bubblewrap's PID namespace. (Its process group is not killed: once
-	// the helper has been reaped its pid may name another group.)
+	// Whatever else the command left behind dies with it, as it does in
+	// bubblewrap's PID namespace.
 	sweep(marker)
 	drained := make(chan struct{})
 	go func() { readers.Wait(); close(drained) }()
