@@ -126,7 +126,7 @@ func (r *runner) description() string {
 	}
 	var b bytes.Buffer
 	template.Must(template.New("run_code").Parse(runDescription)).Execute(&b, map[string]any{
-		"Languages":   strings.Join(names, ", "),
+		"Languages":   strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1],
 		"Network":     r.cfg.Network,
 		"MaxSessions": maxSessions,
 		"Timeout":     int(r.cfg.Timeout / time.Second),
