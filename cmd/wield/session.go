@@ -112,6 +112,9 @@ See also: wield run, docs/cli.md.`,
 				if st, err := st.Load(s.ID); err == nil {
 					n, c := sessionTotals(st)
 					tasks, priced = strconv.Itoa(n), c > 0
+					if s.Purpose == "" { // a chat: its first task
+						title += oneLine(firstTask(st), 50)
+					}
 					if priced {
 						cost = fmt.Sprintf("$%.4f", c)
 					}
@@ -155,6 +158,7 @@ See also: wield run, docs/cli.md.`,
 			return writeJSON(g, s.Export())
 		},
 	}
+	addExportHTML(g, export, storeFor) // --html: view.go
 	rm := &cobra.Command{
 		Use:   "rm ID",
 		Short: "delete a session (it is moved to the backups)",
@@ -218,6 +222,16 @@ func sessionTotals(s *session.State) (turns int, cost float64) {
 		}
 	}
 	return turns, cost
+}
+
+// firstTask returns the first task given in a session, or "".
+func firstTask(s *session.State) string {
+	for _, t := range s.Turns {
+		if t.Kind == session.TurnUserTask {
+			return t.Text
+		}
+	}
+	return ""
 }
 
 // age says how long ago t was, in the largest whole unit: 40s, 5m, 3h,

@@ -225,7 +225,9 @@ func TestResumeSweepsShellJobs(t *testing.T) {
 	if state := procState(unrelated.Process.Pid); state == 'Z' {
 		t.Errorf("a process with another marker was killed")
 	}
-	if !strings.Contains(stderr.String(), "killed processes of shell commands") {
-		t.Errorf("stderr %q, want a warning about the killed processes", stderr.String())
+	// The warning goes to the run's log, and stderr says so.
+	logged, _ := os.ReadFile(filepath.Join(ws, ".wield", "logs", "wield.log"))
+	if !strings.Contains(string(logged), "killed processes of shell commands") || !strings.Contains(stderr.String(), "1 warning logged to") {
+		t.Errorf("log %q, stderr %q; want a warning about the killed processes in the log", logged, stderr.String())
 	}
 }
