@@ -36,16 +36,21 @@ func renderBlocks(b *strings.Builder, lines []string, depth int) {
 			fence := trimmed[:3]
 			lang := strings.TrimSpace(strings.TrimLeft(trimmed, fence[:1]))
 			j := i + 1
-			for j < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[j]), fence) {
+			for j < len(lines) && !closesFence(strings.TrimSpace(lines[j]), fence[0]) {
 				j++
 			}
 			b.WriteString("<pre><code")
-			if lang = langName(lang); lang != "" {
+			if name := langName(lang); name != "" {
 				b.WriteString(` class="lang-`)
-				b.WriteString(lang)
-				b.WriteString(`"`)
+				b.WriteString(name)
+				b.WriteString(`">`)
+			} else {
+				b.WriteString(">")
+				if lang != "" { // not a language: shown, never dropped
+					b.WriteString(html.EscapeString(lang))
+					b.WriteByte('\n')
+				}
 			}
-			b.WriteString(">")
 			for k := i + 1; k < j && k < len(lines); k++ {
 				b.WriteString(html.EscapeString(lines[k]))
 				b.WriteByte('\n')
@@ -135,6 +140,12 @@ func renderParagraph(b *strings.Builder, lines []string) {
 		renderInline(b, strings.TrimSpace(l))
 	}
 	b.WriteString("</p>\n")
+}
+
+// closesFence reports whether t, a trimmed line, closes a fence of c: three
+// or more of c and nothing else.
+func closesFence(t string, c byte) bool {
+	return len(t) >= 3 && strings.Trim(t, string(c)) == ""
 }
 
 func isFence(t string) bool { return strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") }

@@ -95,6 +95,7 @@ See also: wield help run, wield help session.`,
 		newMemoryCommand(g),
 		newVersionCommand(g),
 		newDoctorCommand(g),
+		newViewCommand(g),
 	)
 	root.AddCommand(g.undoCommands()...)
 	root.AddCommand(g.codeCommands()...)
