@@ -49,6 +49,16 @@ if ! command -v python3 >/dev/null; then
   fi
   command -v python3 >/dev/null || { echo "test.sh: python3 is needed by run_code's tests; install it and run again" >&2; exit 1; }
 fi
+echo "== peers: chromium"
+# The session viewer's browser tests drive Debian's Chromium with chromedp
+# (pinned in go.mod); a missing browser fails them.
+chromium=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+if [ -z "$chromium" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "installing Debian's chromium"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  chromium=$(command -v chromium || true)
+fi
+[ -n "$chromium" ] || { echo "test.sh: Chromium is needed by the viewer's browser tests (Debian: apt-get install chromium); install it and run again" >&2; exit 1; }
 for tool in bash git; do
   command -v "$tool" >/dev/null || { echo "test.sh: $tool is needed by the tests" >&2; exit 1; }
 done
