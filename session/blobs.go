@@ -57,10 +57,13 @@ func (b *Blobs) Put(data []byte) (string, error) {
 	if info, err := os.Lstat(b.path(h)); err == nil && info.Size() == int64(len(data)) {
 		return h, nil
 	}
-	if err := os.MkdirAll(b.dir, 0o755); err != nil {
-		return "", fmt.Errorf("blob store: %w", err)
-	}
 	tmp, err := os.CreateTemp(b.dir, ".tmp-*")
+	if errors.Is(err, iofs.ErrNotExist) { // the first blob
+		if err := os.MkdirAll(b.dir, 0o755); err != nil {
+			return "", fmt.Errorf("blob store: %w", err)
+		}
+		tmp, err = os.CreateTemp(b.dir, ".tmp-*")
+	}
 	if err != nil {
 		return "", fmt.Errorf("blob store: %w", err)
 	}

@@ -284,8 +284,10 @@ func validHash(h string) bool {
 
 // RecordFileChange records ch in the session ch.SessionID names, if this
 // store has it open for writing; a change of a session that is not open
-// here is not recorded (there is no ledger to keep it). It implements
-// [FileRecorder].
+// here is not recorded (there is no ledger to keep it). A child agent's
+// change goes to the ledger of its top-level session, when that is open
+// here too: the person undoes what the run did, children included. It
+// implements [FileRecorder].
 func (s *Store) RecordFileChange(ctx context.Context, ch FileChange) error {
 	if ch.SessionID == "" {
 		return nil
@@ -293,6 +295,17 @@ func (s *Store) RecordFileChange(ctx context.Context, ch FileChange) error {
 	ss, ok := s.Writer(ch.SessionID)
 	if !ok {
 		return nil
+	}
+	for range 8 { // children nest a few levels at most
+		h := ss.st.Header.Child
+		if h == nil {
+			break
+		}
+		parent, ok := s.Writer(h.Session)
+		if !ok {
+			break
+		}
+		ss = parent
 	}
 	return ss.RecordFileChange(ctx, ch)
 }

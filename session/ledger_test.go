@@ -157,3 +157,31 @@ func TestSession_PruneBlobs(t *testing.T) {
 		}
 	}
 }
+
+func TestStore_RecordFileChangeOfChildGoesToTopSession(t *testing.T) {
+	store := &Store{Dir: t.TempDir()}
+	parent, err := store.Create(Header{ID: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer parent.Close()
+	child, err := store.Create(Header{ID: "c", Child: &ChildOf{Session: "p", Call: "agent-1", Depth: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer child.Close()
+	ctx := context.Background()
+	if err := parent.Begin(ctx, "task"); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.RecordFileChange(ctx, FileChange{SessionID: "c", CallID: "w1", Root: t.TempDir(), Path: "a.txt",
+		After: &FileContent{Data: []byte("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, m := parent.FileCount(), child.FileCount(); n != 1 || m != 0 {
+		t.Errorf("records: parent %d, child %d; want the change in the parent's ledger", n, m)
+	}
+	if !store.Blobs("p").Has(HashBytes([]byte("x"))) {
+		t.Error("the content is not in the parent's blob store")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -523,7 +524,7 @@ func (g *globals) undoRounds(ws string, store *session.Store, getenv func(string
 	}
 	dir := filepath.Join(store.Dir, "snapshots")
 	self := []string{"settings.json", "settings.local.json", "config.json", "mcp.json", "agents", "skills", "memory", "tools", "plugins"}
-	t := &ledger.Tracker{Store: store, Logger: g.logger(), Watch: []ledger.Watched{
+	t := &ledger.Tracker{Store: store, Logger: g.logger(), MaxBlobBytes: undoLimit(getenv, g.logger()), Watch: []ledger.Watched{
 		{Root: workspace.Layout{Root: abs}.State(), Snapshots: &ledger.Snapshotter{Dir: dir, Only: self}},
 	}}
 	if u, err := workspace.User(); err == nil {
@@ -544,6 +545,21 @@ func (g *globals) undoRounds(ws string, store *session.Store, getenv func(string
 		t.Watch = append(t.Watch, ledger.Watched{Root: abs, Snapshots: &ledger.Snapshotter{Dir: dir, Only: []string{".mcp.json"}}})
 	}
 	return t
+}
+
+// undoLimit returns the cap on a session's saved contents that
+// WIELD_UNDO_MAX_MB sets, or zero for the default (512 MiB).
+func undoLimit(getenv func(string) string, log *slog.Logger) int64 {
+	v := getenv("WIELD_UNDO_MAX_MB")
+	if v == "" {
+		return 0
+	}
+	mb, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || mb <= 0 {
+		log.Warn("WIELD_UNDO_MAX_MB is not a positive number of MiB; using the default, 512", "value", v)
+		return 0
+	}
+	return mb << 20
 }
 
 // reportOpenChange tells a resumed session's user that its last run
