@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -237,13 +238,17 @@ func pluginContents(pl *plugin.Plugin) []string {
 }
 
 // extendRun prepares a run in workspace ws before its tools are built and
-// its session opens: store hides the secrets the user gives request_env;
+// its session opens: store and the log hide the secrets the user gives
+// request_env;
 // the skills active in a session pre-approve calls inside pol (never over
 // a deny or ask rule); the hooks of the trusted plugins join pol's; the
 // skill listing is budgeted on window tokens (zero: unknown).
 func (g *globals) extendRun(ws string, store *session.Store, pol *policy.Policy, window int) {
 	x := g.extensions(ws)
 	store.Live, x.window = x.secrets, window
+	// The log from now on hides the secrets too (what was built with the
+	// logger before logs nothing of a tool's).
+	g.log = slog.New(env.RedactLogs(g.logger().Handler(), x.secrets))
 	cfg := skilltools.Config{Catalog: g.skillCatalog(ws), Sessions: store}
 	pol.Grants = policy.GrantFunc(func(id string) []policy.Rule {
 		var rules []policy.Rule
