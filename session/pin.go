@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -39,19 +40,29 @@ func (s *Session) Pin(key, path, content string) error {
 // that showed them, and are left out.
 func (s *Session) Pinned() []Pin {
 	gen := s.CompactionGeneration()
-	st := s.State()
-	var keys []string
-	for k := range st.Meta {
-		if strings.HasPrefix(k, PinPrefix) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
+	meta := s.MetaPrefixed(PinPrefix)
+	keys := slices.Sorted(maps.Keys(meta))
 	var out []Pin
 	for _, k := range keys {
 		var p Pin
-		if json.Unmarshal(st.Meta[k], &p) == nil && p.Generation < gen {
+		if json.Unmarshal(meta[k], &p) == nil && p.Generation < gen {
 			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// MetaPrefixed returns the metadata ([Session.Set]) whose keys start with
+// prefix, without copying the rest of the state as [Session.State] does:
+// it is called for every prompt and every policy decision. The map is the
+// caller's; the values are shared and must not be modified.
+func (s *Session) MetaPrefixed(prefix string) map[string]json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]json.RawMessage{}
+	for k, v := range s.st.Meta {
+		if strings.HasPrefix(k, prefix) {
+			out[k] = v
 		}
 	}
 	return out

@@ -115,7 +115,7 @@ func (cfg Config) Active(id string) []*skill.Skill {
 		return nil
 	}
 	var out []*skill.Skill
-	for k := range s.State().Meta {
+	for k := range s.MetaPrefixed(MetaPrefix) {
 		if name, ok := strings.CutPrefix(k, MetaPrefix); ok {
 			if sk, ok := cfg.set().Get(name); ok {
 				out = append(out, sk)
