@@ -25,13 +25,13 @@ func Export(w io.Writer, store *session.Store, id string) error {
 	if err != nil {
 		return err
 	}
-	data := struct {
-		Root     string               `json:"root"`
-		List     string               `json:"list"`
-		Sessions map[string]*pageJSON `json:"sessions"`
-	}{Root: id, Sessions: map[string]*pageJSON{}}
-	var list []*listEntry
+	type exported struct {
+		*pageJSON
+		h []string
+	}
+	var pages []exported
 	var add func(p *page, depth int) (*listEntry, error)
+	seen := map[string]bool{}
 	add = func(p *page, depth int) (*listEntry, error) {
 		j, err := p.json(0, len(p.rounds))
 		if err != nil {
@@ -40,7 +40,9 @@ func Export(w io.Writer, store *session.Store, id string) error {
 		// The page derives search text from the rounds' HTML, which an
 		// export holds whole: the file need not carry every text twice.
 		j.Export = true
-		data.Sessions[p.ID] = j
+		seen[p.ID] = true
+		pages = append(pages, exported{j, j.H})
+		j.H = nil
 		e := &listEntry{Title: p.Title}
 		e.ID, e.Turns, e.Open = p.ID, p.turns, p.Live
 		e.CreatedAt = p.created
@@ -49,7 +51,7 @@ func Export(w io.Writer, store *session.Store, id string) error {
 		}
 		for _, r := range p.rounds {
 			for _, c := range r.Calls {
-				if c.Child == "" || data.Sessions[c.Child] != nil {
+				if c.Child == "" || seen[c.Child] {
 					continue
 				}
 				cp, err := loadPage(store, tmpl, c.Child)
@@ -69,37 +71,94 @@ func Export(w io.Writer, store *session.Store, id string) error {
 	if err != nil {
 		return err
 	}
-	list = append(list, e)
 	var lb bytes.Buffer
-	if err := tmpl.ExecuteTemplate(&lb, "list", list); err != nil {
+	if err := tmpl.ExecuteTemplate(&lb, "list", []*listEntry{e}); err != nil {
 		return fmt.Errorf("session %s: render session list: %w", id, err)
-	}
-	data.List = lb.String()
-	var js bytes.Buffer
-	size := 1 << 20
-	for _, s := range data.Sessions {
-		for _, h := range s.H {
-			size += len(h) + len(h)/8
-		}
-	}
-	js.Grow(size)
-	enc := json.NewEncoder(&js)
-	enc.SetEscapeHTML(false) // six bytes for every "<" of the rounds' HTML, else
-	if err := enc.Encode(data); err != nil {
-		return fmt.Errorf("session %s: encode: %w", id, err)
 	}
 	head, tail, err := inlinePage()
 	if err != nil {
 		return err
 	}
+	// The data is written as it is encoded: {"root":…,"list":…,"sessions":
+	// {ID: {…page…, "h": [rounds]}}}. Only the rounds are large, and they
+	// go straight from their strings to the file.
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.WriteString(head)
-	writeScriptData(bw, js.Bytes())
+	small := func(v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("session %s: encode: %w", id, err)
+		}
+		writeScriptData(bw, b)
+		return nil
+	}
+	bw.WriteString(`{"root":`)
+	small(id)
+	bw.WriteString(`,"list":`)
+	small(lb.String())
+	bw.WriteString(`,"sessions":{`)
+	for i, p := range pages {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		small(p.ID)
+		bw.WriteByte(':')
+		b, err := json.Marshal(p.pageJSON)
+		if err != nil {
+			return fmt.Errorf("session %s: encode: %w", id, err)
+		}
+		b = bytes.TrimSuffix(b, []byte("}"))
+		b = bytes.TrimSuffix(b, []byte(`,"h":null`))
+		writeScriptData(bw, b)
+		bw.WriteString(`,"h":[`)
+		for k, h := range p.h {
+			if k > 0 {
+				bw.WriteByte(',')
+			}
+			writeScriptString(bw, h)
+		}
+		bw.WriteString("]}")
+	}
+	bw.WriteString("}}")
 	bw.WriteString(tail)
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("session %s: write export: %w", id, err)
 	}
 	return nil
+}
+
+// writeScriptString writes s as a JSON string that is safe in a script
+// element, as writeScriptData makes JSON safe: "</" is written "<\/" and
+// "<!" is written "<\u0021". s is valid UTF-8 (it was rendered from
+// decoded JSON); bytes of 0x80 and above pass as they are.
+func writeScriptString(w *bufio.Writer, s string) {
+	w.WriteByte('"')
+	last := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		var esc string
+		switch {
+		case c == '"':
+			esc = `\"`
+		case c == '\\':
+			esc = `\\`
+		case c == '\n':
+			esc = `\n`
+		case c < 0x20:
+			esc = fmt.Sprintf(`\u%04x`, c)
+		case c == '/' && i > 0 && s[i-1] == '<':
+			esc = `\/`
+		case c == '!' && i > 0 && s[i-1] == '<':
+			esc = `\u0021`
+		default:
+			continue
+		}
+		w.WriteString(s[last:i])
+		w.WriteString(esc)
+		last = i + 1
+	}
+	w.WriteString(s[last:])
+	w.WriteByte('"')
 }
 
 // writeScriptData writes JSON into a script element so that nothing in it

@@ -61,8 +61,8 @@ type pageJSON struct {
 	Side   string       `json:"side"`
 	Index  []roundIndex `json:"index"`
 	From   int          `json:"from"`
-	H      []string     `json:"h"`
 	Export bool         `json:"export,omitempty"`
+	H      []string     `json:"h"` // last: Export writes it apart
 }
 
 // loadPage reads session id from store and folds it into a page.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -286,4 +287,28 @@ func TestExport_IsSelfContained(t *testing.T) {
 	if strings.Contains(out, "</script>window") || strings.Contains(out, "<!--") {
 		t.Error("data can end its script element")
 	}
+}
+
+// FuzzWriteScriptString checks that a round's HTML written into the
+// export's data script reads back the same and cannot end the script.
+func FuzzWriteScriptString(f *testing.F) {
+	for _, s := range []string{"", "<a>x</a>", "</script><!-- \"\\\n\t\x00", "héllo\u2028", "<", "<!", "</"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return // rounds are rendered from decoded JSON: always valid UTF-8
+		}
+		var b bytes.Buffer
+		w := bufio.NewWriter(&b)
+		writeScriptString(w, s)
+		w.Flush()
+		var got string
+		if err := json.Unmarshal(b.Bytes(), &got); err != nil || got != s {
+			t.Fatalf("writeScriptString(%q) = %s: reads back %q, %v", s, b.Bytes(), got, err)
+		}
+		if bytes.Contains(b.Bytes(), []byte("</")) || bytes.Contains(b.Bytes(), []byte("<!")) {
+			t.Fatalf("writeScriptString(%q) = %s: can end or change the script element", s, b.Bytes())
+		}
+	})
 }
