@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/wieldhq/wield/llm/catalog"
 	"github.com/wieldhq/wield/session"
 )
 
@@ -22,6 +23,11 @@ func hint(err error) string {
 	}
 	if errors.Is(err, session.ErrNotFound) {
 		return "; list sessions with `wield session ls`"
+	}
+	if errors.Is(err, catalog.ErrUnknownModel) {
+		// wield never guesses an endpoint: a name it does not know needs a
+		// provider or a server.
+		return "; or, for a model an OpenAI-compatible server serves, set OPENAI_BASE_URL (or \"base_url\" in .wield/config.json, or --base-url) to that server; wield models lists the models it knows"
 	}
 	return ""
 }
