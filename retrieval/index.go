@@ -275,7 +275,8 @@ const (
 func (l *Library) indexFile(ctx context.Context, root *os.Root, st Store, f wfs.File, known map[string]Document) (outcome, int, error) {
 	old, had := known[f.Path]
 	wantVectors := l.cfg.Embedder != nil
-	if had && old.Size == f.Size && old.ModTime.Equal(f.ModTime) && (old.Embedded || !wantVectors) {
+	vectorsOK := !wantVectors || old.Embedded && old.Model == l.cfg.EmbeddingModel
+	if had && old.Size == f.Size && old.ModTime.Equal(f.ModTime) && vectorsOK {
 		return unchanged, 0, nil
 	}
 	if f.Size > l.cfg.MaxFileBytes {
@@ -287,7 +288,7 @@ func (l *Library) indexFile(ctx context.Context, root *os.Root, st Store, f wfs.
 	}
 	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
-	if had && old.Hash == hash && (old.Embedded || !wantVectors) {
+	if had && old.Hash == hash && vectorsOK {
 		// The same content, touched: only the stamp changes.
 		chunks, err := st.Chunks(ctx, f.Path)
 		if err != nil {
@@ -307,7 +308,7 @@ func (l *Library) indexFile(ctx context.Context, root *os.Root, st Store, f wfs.
 		if err := l.embed(ctx, &doc, chunks); err != nil {
 			return 0, 0, err
 		}
-		doc.Embedded = true
+		doc.Embedded, doc.Model = true, l.cfg.EmbeddingModel
 	}
 	if err := st.Put(ctx, doc, chunks); err != nil {
 		return 0, 0, err

@@ -46,6 +46,10 @@ type Config struct {
 	// searches rank by both BM25 and vectors, fused by reciprocal rank.
 	// Nil means BM25 alone.
 	Embedder Embedder
+	// EmbeddingModel names the Embedder's model. Documents embedded
+	// under another name are embedded again by the next Index, since
+	// vectors of two models cannot be compared. Empty is a name too.
+	EmbeddingModel string
 	// Chunking says how documents are cut into chunks.
 	Chunking ChunkOptions
 	// MaxFileBytes is the largest file indexed; zero means

@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,5 +129,36 @@ func TestLibrary_IndexAndSearch(t *testing.T) {
 	hits, err = lib2.Search(ctx, Query{Text: "question", Collection: "docs", Filter: Filter{Paths: "**/*.txt"}})
 	if err != nil || len(hits) != 1 || !strings.Contains(hits[0].Text, "question") {
 		t.Errorf("Search(question) from the file = %+v, %v", hits, err)
+	}
+}
+
+func TestLibrary_IndexEmbedsAgainForAnotherModel(t *testing.T) {
+	calls := 0
+	emb := funcEmbedder(func(_ context.Context, texts []string) ([][]float32, error) {
+		calls += len(texts)
+		out := make([][]float32, len(texts))
+		for i, s := range texts {
+			out[i] = trigramVector(s, 32)
+		}
+		return out, nil
+	})
+	root, lib := openWorkspace(t, map[string]string{"a.md": "# A\n\nalpha\n"}, Config{Embedder: emb, EmbeddingModel: "one"})
+	for _, step := range []struct {
+		model      string
+		wantCalls  int
+		wantUpdate int
+	}{{"one", 1, 0}, {"one", 1, 0}, {"two", 2, 1}} {
+		lib.cfg.EmbeddingModel = step.model
+		rep, err := lib.Index(t.Context(), root, "c", []string{"."}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls != step.wantCalls || rep.Updated != step.wantUpdate {
+			t.Errorf("Index with model %s: %d texts embedded so far, %d updated; want %d and %d", step.model, calls, rep.Updated, step.wantCalls, step.wantUpdate)
+		}
+	}
+	docs, err := lib.Documents(t.Context(), "c")
+	if err != nil || len(docs) != 1 || docs[0].Model != "two" || !docs[0].Embedded {
+		t.Errorf("Documents = %+v, %v; want a.md embedded by model two", docs, err)
 	}
 }

@@ -22,8 +22,10 @@ type Document struct {
 	Lines   int       `json:"lines"`
 	Pages   int       `json:"pages,omitempty"`
 	Chunks  int       `json:"chunks"`
-	// Embedded reports whether the chunks have vectors.
+	// Embedded reports whether the chunks have vectors, and Model names
+	// the embedding model that made them ([Config.EmbeddingModel]).
 	Embedded bool      `json:"embedded,omitempty"`
+	Model    string    `json:"model,omitempty"`
 	Indexed  time.Time `json:"indexed"`
 }
 

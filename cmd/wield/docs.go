@@ -23,7 +23,7 @@ import (
 func (g *globals) docsLibrary(ws string) (*retrieval.Library, error) {
 	cfg := retrieval.Config{Dir: workspace.Layout{Root: ws}.Index(), Logger: g.logger()}
 	if e := envEmbedder(); e != nil {
-		cfg.Embedder = e
+		cfg.Embedder, cfg.EmbeddingModel = e, e.Model
 	}
 	return retrieval.New(cfg)
 }
