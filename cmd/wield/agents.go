@@ -38,7 +38,7 @@ func (f *agentFlags) register(fl *pflag.FlagSet) {
 func (g *globals) loadAgents(ws string) *subagent.Set {
 	user, _ := workspace.User()
 	home, _ := os.UserHomeDir()
-	set, problems := subagent.Load(subagent.Dirs(ws, user, home)...)
+	set, problems := subagent.Load(append(subagent.Dirs(ws, user, home), g.pluginAgentDirs()...)...) // plugins: see extensions.go
 	for _, p := range problems {
 		if p.Severity >= subagent.Warning {
 			g.logger().Warn("agent definition", "problem", p.Error())
@@ -160,7 +160,7 @@ See also: wield run, wield help run.`,
 			}
 			user, _ := workspace.User()
 			home, _ := os.UserHomeDir()
-			set, problems := subagent.Load(subagent.Dirs(ws, user, home)...)
+			set, problems := subagent.Load(append(subagent.Dirs(ws, user, home), g.pluginAgentDirs()...)...) // plugins: see extensions.go
 			if asJSON {
 				type agentJSON struct {
 					Name            string          `json:"name"`

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wieldhq/wield/agent"
+	"github.com/wieldhq/wield/agent/subagent"
 	"github.com/wieldhq/wield/plugin"
 	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/session"
@@ -317,6 +318,23 @@ func (g *globals) skillListing(ws string) []agent.Document {
 		text = skill.SearchNote(len(skills))
 	}
 	return []agent.Document{{Path: "skills", Content: text}}
+}
+
+// pluginAgentDirs returns the directories of the trusted plugins' agent
+// definitions, after the user's own (a name found twice keeps the
+// first). A plugin agent cannot set hooks or a permission mode: no agent
+// can (package subagent ignores both), and plugin.Load warns about them.
+func (g *globals) pluginAgentDirs() []subagent.Dir {
+	var dirs []subagent.Dir
+	for _, pl := range g.trustedPlugins() {
+		for _, f := range pl.AgentFiles {
+			d := subagent.Dir{Path: filepath.Dir(f), Scope: subagent.ScopeUser}
+			if !slices.Contains(dirs, d) {
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	return dirs
 }
 
 // pluginCommands returns the prompt templates of the trusted plugins,
