@@ -57,6 +57,9 @@ type Plan struct {
 	// CloseChange is the open mutation transaction the plan takes back,
 	// which applying ends as reverted; 0 when none.
 	CloseChange int
+	// Unhide lists the turn ranges shown again in prompts: those of the
+	// conversation rewinds the plan takes back.
+	Unhide [][2]int
 }
 
 // Conflicts returns the actions that overwrite someone else's change.
@@ -72,7 +75,7 @@ func (p *Plan) Conflicts() []Action {
 
 // Empty reports whether applying the plan would change nothing.
 func (p *Plan) Empty() bool {
-	if p.Hide != [2]int{} || p.CloseChange != 0 {
+	if p.Hide != [2]int{} || p.CloseChange != 0 || len(p.Unhide) > 0 {
 		return false
 	}
 	for _, a := range p.Actions {
@@ -174,8 +177,16 @@ func (p *Plan) fill(st *session.State, scope Scope) (*Plan, error) {
 	if c := st.OpenChange(); c != nil && slices.Contains(p.Groups, c.Group()) {
 		p.CloseChange = c.Seq
 	}
-	if !scope.Code || p.ToRound > 0 && len(p.Groups) == 0 {
+	for i := range st.Rewinds {
+		if r := &st.Rewinds[i]; r.Hide != [2]int{} && slices.Contains(p.Groups, r.Group()) {
+			p.Unhide = append(p.Unhide, r.Hide)
+		}
+	}
+	if p.ToRound > 0 && len(p.Groups) == 0 || !scope.Code && len(p.Unhide) == 0 {
 		p.Groups = nil
+		return p, nil
+	}
+	if !scope.Code {
 		return p, nil
 	}
 	type key struct{ root, path string }

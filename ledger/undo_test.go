@@ -406,3 +406,33 @@ func TestUndoTakesBackChangesToWieldsOwnConfiguration(t *testing.T) {
 		t.Errorf("the MCP server file the round created is still there: %v", err)
 	}
 }
+
+func TestUndoOfConversationRewindShowsTheTurnsAgain(t *testing.T) {
+	e := newEnv(t, map[string]string{})
+	for i := range 2 {
+		e.round(fmt.Sprintf("task %d", i+1), func() {})
+	}
+	plan, err := ledger.PlanRewind(e.sess.State(), 2, ledger.Scope{Conversation: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ledger.Apply(t.Context(), e.sess, plan, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.sess.History()); n != 1 {
+		t.Fatalf("history after the rewind has %d messages, want 1", n)
+	}
+	plan, err = ledger.PlanUndo(e.sess.State(), ledger.Scope{Code: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Empty() {
+		t.Fatal("the undo of a conversation rewind is empty")
+	}
+	if _, err := ledger.Apply(t.Context(), e.sess, plan, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.sess.History()); n != 2 {
+		t.Errorf("history after undoing the rewind has %d messages, want 2", n)
+	}
+}

@@ -369,7 +369,10 @@ func (g *globals) previewPlanTo(w io.Writer, st *session.State, plan *ledger.Pla
 	if plan.Hide != [2]int{} {
 		fmt.Fprintf(w, "  hide turns %d-%d from the model's prompt (the session keeps them)\n", plan.Hide[0], plan.Hide[1])
 	}
-	if len(plan.Actions) == 0 && plan.Hide == [2]int{} {
+	for _, h := range plan.Unhide {
+		fmt.Fprintf(w, "  show turns %d-%d in the model's prompt again\n", h[0], h[1])
+	}
+	if len(plan.Actions) == 0 && plan.Hide == [2]int{} && len(plan.Unhide) == 0 {
 		fmt.Fprintln(w, "  (no file to change)")
 	}
 }
