@@ -2,7 +2,8 @@
 # bench/undo.sh measures what undo costs (package ledger): a pure-Go
 # snapshot of a generated 20,000-file tree, cold (an empty snapshot store:
 # every file read, hashed and stored) and warm (hashes reused by size,
-# modification time, inode and change time), and the per-edit overhead of
+# modification time, inode and change time), beside a bare walk that only
+# stats every file (the machine's floor), and the per-edit overhead of
 # the ledger: write_file of a 4 KiB file with and without the recorder
 # (the median of COUNT runs each). The warm target is under 300 ms. It is
 # not part of the test suite.
@@ -28,12 +29,13 @@ printf '%s\n%s\n' "$snap" "$edit" | awk '
 		for (i = 2; i <= NF; i++) if ($(i) == "ns/op") v[name, ++cnt[name]] = $(i-1)
 	}
 	END {
-		cold = median("BenchmarkSnapshot/cold"); warm = median("BenchmarkSnapshot/warm")
+		cold = median("BenchmarkSnapshot/cold"); warm = median("BenchmarkSnapshot/warm"); bare = median("BenchmarkSnapshot/bare-walk")
 		plain = median("BenchmarkWriteFile/plain"); led = median("BenchmarkWriteFile/ledger")
 		if (cold < 0 || plain < 0) { print "no benchmark results" > "/dev/stderr"; exit 1 }
 		printf "undo costs (median of %d runs)\n", cnt["BenchmarkSnapshot/warm"]
 		printf "snapshot, 20,000 files, cold   %9.1f ms\n", cold / 1e6
 		printf "snapshot, 20,000 files, warm   %9.1f ms   (target < 300 ms)\n", warm / 1e6
+		printf "bare walk + stat, same tree    %9.1f ms   (the machine'"'"'s floor, for comparison)\n", bare / 1e6
 		printf "write_file, 4 KiB, no ledger   %9.2f ms\n", plain / 1e6
 		printf "write_file, 4 KiB, ledger      %9.2f ms\n", led / 1e6
 		printf "ledger overhead per edit       %9.2f ms\n", (led - plain) / 1e6
