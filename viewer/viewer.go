@@ -37,6 +37,9 @@ type Options struct {
 // [Options.Poll] is zero.
 const DefaultPoll = 250 * time.Millisecond
 
+// maxPages is how many sessions a Handler keeps read.
+const maxPages = 16
+
 // chunk is how many rounds the page asks for at a time; the first answer
 // holds as many, a few screens.
 const chunk = 25
@@ -157,6 +160,12 @@ func (h *Handler) page(id string) (*page, error) {
 		return nil, err
 	}
 	h.mu.Lock()
+	for other := range h.pages { // keep memory bounded while browsing many sessions
+		if len(h.pages) < maxPages {
+			break
+		}
+		delete(h.pages, other)
+	}
 	h.pages[id] = p
 	h.mu.Unlock()
 	return p, nil
@@ -252,7 +261,7 @@ func (h *Handler) text(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) fail(w http.ResponseWriter, err error) {
 	code := http.StatusInternalServerError
-	if errors.Is(err, session.ErrNotFound) || strings.Contains(err.Error(), "invalid session id") {
+	if errors.Is(err, session.ErrNotFound) { // an invalid id wraps it too
 		code = http.StatusNotFound
 	}
 	h.logger.Warn("viewer", "err", err)
