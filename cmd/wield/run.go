@@ -191,7 +191,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		root.Close()
 		return nil, err
 	}
-	g.reportOpenChange(sess) // see undo.go
+	g.reportOpenChange(sess)                                   // see undo.go
 	if err := startPlanMode(sess, store, pol, f); err != nil { // see plan.go
 		sess.Close()
 		root.Close()
