@@ -19,7 +19,9 @@
 // TMPDIR, has no network unless [Config.Network], and is bounded in
 // wall-clock time, CPU time, memory, file size and output. The sandbox
 // package's documentation says what that does not guarantee: the view of
-// the file system is read-only, not hidden.
+// the file system is read-only, not hidden. That is why run_code is not
+// annotated read-only: a policy asks before it runs, as it would before a
+// shell command that reads the user's files.
 //
 // # State
 //

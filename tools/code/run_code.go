@@ -97,16 +97,16 @@ const runDir = ".wield-run"
 // NewRunCode returns the run_code tool.
 func NewRunCode(cfg Config) *tool.Tool {
 	r := &runner{cfg: cfg.withDefaults()}
-	// Code that can neither reach the network nor write outside its own
-	// scratch directory changes nothing the user has: the policy lets
-	// read-only tools run without asking. Without a sandbox the tool runs
-	// nothing, and with the network it reaches out: those ask.
-	readOnly := cfg.Sandbox != nil && !cfg.Network
+	// Never read-only, so the policy asks unless a rule allows run_code:
+	// the sandbox keeps writes in the scratch directory, but it shows the
+	// file system read-only, not hidden, so code could read a key under
+	// the user's home and print it to the model; a read_file or a cat
+	// there would ask too.
 	return tool.New(tool.Spec{
 		Name:         "run_code",
 		Description:  r.description(),
 		OutputSchema: tool.SchemaOf[RunData](),
-		Annotations:  tool.Annotations{ReadOnly: readOnly, ParallelSafe: true, OpenWorld: cfg.Network},
+		Annotations:  tool.Annotations{ParallelSafe: true, OpenWorld: cfg.Network},
 		// The sandbox's own limit ends the program; the runner's timeout
 		// is a backstop.
 		Timeout: r.cfg.MaxTimeout + time.Minute,
