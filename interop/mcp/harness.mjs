@@ -244,6 +244,27 @@ export const validArgs = {
   read_memory: { args: { id: 'no-such-note' }, error: /memory note not found/ },
   save_memory: { args: { fact: 'interop', scope: 'project' }, error: /denied: needs approval/ },
   memory: { args: { command: 'view', path: '/memories' }, error: /denied: needs approval/ },
+  // Transactions of changes change files (a revert), so they ask.
+  begin_change: { args: { reason: 'interop' }, error: /denied: needs approval/ },
+  end_change: { args: { outcome: 'keep' }, error: /denied: needs approval/ },
+  // Code runs only after a person or a rule says so; no model to ask here.
+  run_code: { args: { language: 'bash', code: 'echo hi' }, error: /denied: needs approval/ },
+  ask_model: { args: { prompt: 'hi' }, error: /no model to ask/ },
+  // Documents: indexing writes the index, so it asks; reading needs nothing.
+  index_documents: { args: { paths: ['sub'], collection: 'default' }, error: /denied: needs approval/ },
+  search_documents: { args: { query: 'needle', k: 3 }, succeeds: true, text: 'No documents are indexed yet' },
+  list_documents: { args: {}, succeeds: true, text: 'No documents are indexed yet' },
+  get_document: { args: { id: 'hello.txt' }, succeeds: true, text: 'hello from the interop test' },
+  // Skills and plugins: none are installed in the test's workspace.
+  activate_skill: { args: { name: 'pdf-forms' }, error: /no skills are set up in this run/ },
+  list_skills: { args: {}, succeeds: true, text: 'No skills are installed' },
+  skill_search: { args: { query: 'pdf' }, succeeds: true, text: 'No skill matches' },
+  create_skill: { args: { name: 'lint-fix', description: 'Fixes lint findings.', body: 'Run the linter.' }, error: /denied: needs approval/ },
+  list_plugins: { args: {}, succeeds: true, text: 'No plugins are installed' },
+  // Environment variables: secrets by name are never shown; nobody can
+  // give a value over MCP.
+  get_env: { args: { name: 'OPENAI_API_KEY' }, error: /looks like a secret, so its value is not shown/ },
+  request_env: { args: { name: 'DEPLOY_TOKEN', reason: 'interop' }, error: /nobody can give values in this run/ },
 };
 
 function typesOf(schema) {
