@@ -445,6 +445,10 @@ See also: wield run.`,
 					g.chatCompact(cmd.Context(), env, focus, sc, !f.json && out.interactive)
 					continue
 				}
+				if task == "/undo" {
+					g.chatUndo(cmd.Context(), env, sc, !f.json && out.interactive) // see undo.go
+					continue
+				}
 				outcome, err := env.agent.Run(cmd.Context(), env.session, task)
 				out.finish(outcome)
 				if err != nil {

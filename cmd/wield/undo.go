@@ -478,6 +478,43 @@ func formatBytes(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
+// chatUndo runs /undo in wield chat: the latest round's (or change's)
+// file changes are taken back. Asked on a terminal, the answers are the
+// next lines of the chat's input, read through sc; headless, the undo is
+// applied without overwriting files changed since.
+func (g *globals) chatUndo(ctx context.Context, env *runEnv, sc *bufio.Scanner, ask bool) {
+	sess, ok := env.session.(*session.Session)
+	if !ok { // a chat's session is always journaled
+		fmt.Fprintln(g.stderr, "wield: /undo: this session keeps no journal, so it has no changes to undo")
+		return
+	}
+	msg, err := g.undoInChat(ctx, sess, scannerReader{sc}, g.stderr, ask)
+	if err != nil {
+		fmt.Fprintf(g.stderr, "wield: /undo: %v\n", err)
+		return
+	}
+	fmt.Fprintf(g.stderr, "wield: %s\n", msg)
+}
+
+// scannerReader reads the lines of a scanner, one line (with its newline)
+// per Read, so that a question asked in the middle of a chat takes one
+// line of its input and no more.
+type scannerReader struct{ sc *bufio.Scanner }
+
+func (r scannerReader) Read(p []byte) (int, error) {
+	if !r.sc.Scan() {
+		if err := r.sc.Err(); err != nil {
+			return 0, err
+		}
+		return 0, io.EOF
+	}
+	line := r.sc.Text() + "\n"
+	if len(line) > len(p) { // a line longer than the reader's buffer: the answer is cut, never a yes
+		line = line[:len(p)]
+	}
+	return copy(p, line), nil
+}
+
 // undoInChat is what /undo in wield chat calls: it previews on out the
 // undo of the latest group of sess (open for writing by the chat), asks
 // on in when confirm is set (conflicts only overwritten when the person
