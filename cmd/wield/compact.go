@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -75,9 +76,7 @@ See also: wield session show, wield run --session.`,
 				return &exitError{exitUsage, err}
 			}
 			compactHooks(&cfg, pol.Hooks, ws)
-			if err := g.useReviewAgent(&cfg, ws, modelFor); err != nil {
-				return err
-			}
+			g.useReviewAgent(&cfg, ws, modelFor)
 			if !yes && isTerminal(g.stderr) {
 				cfg.Confirm = g.confirmCompaction
 			}
@@ -159,9 +158,7 @@ func (g *globals) runCompaction(ws string, store *session.Store, p llm.Provider,
 	hooks *policy.Hooks, modelFor func(string) (llm.Provider, string, error)) (compact.Config, agent.Compactor, error) {
 	cfg := compact.Config{Store: store, Provider: p, Model: model, Window: window, Logger: g.logger()}
 	compactHooks(&cfg, hooks, "")
-	if err := g.useReviewAgent(&cfg, ws, modelFor); err != nil {
-		return cfg, nil, err
-	}
+	g.useReviewAgent(&cfg, ws, modelFor)
 	if window == 0 && info != nil && info.Known && info.Info.MaxOutput < info.Info.ContextWindow {
 		cfg.Window, cfg.MaxOutput = info.Info.ContextWindow, info.Info.MaxOutput
 	}
@@ -199,22 +196,26 @@ When you have checked, call complete_task once: status "done", result a one-line
 // useReviewAgent makes cfg's reviews go to the compaction-reviewer agent,
 // a child session of the session compacted, on cfg's model unless a
 // definition file names another (resolved by modelFor; nil means cfg's
-// model always).
-func (g *globals) useReviewAgent(cfg *compact.Config, ws string, modelFor func(string) (llm.Provider, string, error)) error {
+// model always). The agent definitions are read when the first summary
+// is reviewed, not at every start.
+func (g *globals) useReviewAgent(cfg *compact.Config, ws string, modelFor func(string) (llm.Provider, string, error)) {
 	if cfg.Provider == nil || cfg.Store == nil {
-		return nil
+		return
 	}
-	none, err := tool.NewRegistry()
-	if err != nil {
-		return err
-	}
-	r, err := subagent.New(subagent.Config{Definitions: g.loadAgents(ws), Internal: []*subagent.Definition{compactionReviewer()},
-		Provider: cmp.Or(cfg.Reviewer, cfg.Provider), Model: cmp.Or(cfg.ReviewerModel, cfg.Model), ProviderFor: modelFor,
-		Tools: none, Store: cfg.Store, Logger: g.logger()})
-	if err != nil {
-		return err
-	}
+	provider, model, store := cmp.Or(cfg.Reviewer, cfg.Provider), cmp.Or(cfg.ReviewerModel, cfg.Model), cfg.Store
+	runner := sync.OnceValues(func() (*subagent.Runner, error) {
+		none, err := tool.NewRegistry()
+		if err != nil {
+			return nil, err
+		}
+		return subagent.New(subagent.Config{Definitions: g.loadAgents(ws), Internal: []*subagent.Definition{compactionReviewer()},
+			Provider: provider, Model: model, ProviderFor: modelFor, Tools: none, Store: store, Logger: g.logger()})
+	})
 	cfg.Review = func(ctx context.Context, id, material string) (string, string, error) {
+		r, err := runner()
+		if err != nil {
+			return "", reviewerAgent, err
+		}
 		rep, err := r.Ask(ctx, id, reviewerAgent, material)
 		if err != nil {
 			return "", reviewerAgent, err
@@ -225,7 +226,6 @@ func (g *globals) useReviewAgent(cfg *compact.Config, ws string, modelFor func(s
 		}
 		return rep.Result, who, nil // a partial report: its text may hold the verdict
 	}
-	return nil
 }
 
 // compactHooks makes the PreCompact and PostCompact hooks of h (nil for
