@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -75,16 +77,33 @@ func Enter(args []string) int {
 			return fail(exitSetup, "landlock: %v", err)
 		}
 	}
-	if err := setLimits(s); err != nil {
-		return fail(exitSetup, "%v", err)
-	}
 	if s.Mechanism != Bubblewrap {
 		if err := unix.Chdir(s.Dir); err != nil {
 			return fail(exitExec, "chdir %s: %v", s.Dir, err)
 		}
 	}
-	err = unix.Exec(argv[0], argv, os.Environ())
-	return fail(exitExec, "exec %s: %v", argv[0], err)
+	// Everything the exec needs is made before the limits are set: once
+	// the data limit is in force this process may not be able to grow its
+	// heap (a Go runtime built with the race detector maps a lot), and an
+	// allocation then kills it before the command starts.
+	argv0, err := unix.BytePtrFromString(argv[0])
+	if err != nil {
+		return fail(exitExec, "exec %s: %v", argv[0], err)
+	}
+	argvp, err := syscall.SlicePtrFromStrings(argv)
+	if err != nil {
+		return fail(exitExec, "exec %s: %v", argv[0], err)
+	}
+	envp, err := syscall.SlicePtrFromStrings(os.Environ())
+	if err != nil {
+		return fail(exitExec, "exec %s: environment: %v", argv[0], err)
+	}
+	if err := setLimits(s); err != nil {
+		return fail(exitSetup, "%v", err)
+	}
+	_, _, errno := unix.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(argv0)),
+		uintptr(unsafe.Pointer(&argvp[0])), uintptr(unsafe.Pointer(&envp[0])))
+	return fail(exitExec, "exec %s: %v", argv[0], errno)
 }
 
 // dropCapabilities empties the capability bounding and ambient sets, so
@@ -111,6 +130,14 @@ func setLimits(s *spec) error {
 		return nil
 	}
 	unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{}) // no core files in the scratch directory
+	// The Go runtime raised the soft limit of open files to the hard one
+	// when this helper started; the command gets the usual soft limit
+	// back (syscall.Exec would restore the original, but it allocates).
+	var nofile unix.Rlimit
+	if unix.Getrlimit(unix.RLIMIT_NOFILE, &nofile) == nil && nofile.Cur > 1024 {
+		nofile.Cur = 1024
+		unix.Setrlimit(unix.RLIMIT_NOFILE, &nofile)
+	}
 	// SIGXCPU at the soft limit, SIGKILL a second later.
 	if err := set("CPU time", unix.RLIMIT_CPU, s.CPUSeconds, s.CPUSeconds+1); err != nil {
 		return err
