@@ -131,7 +131,13 @@ func (f *httpFetcher) describe(ctx context.Context, u *url.URL, err error) error
 	if b, ok := errors.AsType[*BlockedError](err); ok {
 		return fmt.Errorf("%w; ask the user to allow that address range if the page is meant to be read", b)
 	}
-	if errors.Is(context.Cause(ctx), errTimeout) {
+	slow := errors.Is(context.Cause(ctx), errTimeout)
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() && !errors.Is(err, os.ErrDeadlineExceeded) {
+		// The transport's wait for the response headers, as long as the
+		// call's deadline: whichever fires first, the server was slow.
+		slow = true
+	}
+	if slow {
 		return fmt.Errorf("%s did not answer within %s: the server is slow or unreachable; try again later or another source", u.Host, f.timeout)
 	}
 	if ctx.Err() != nil {
