@@ -9,7 +9,7 @@ import (
 // A Result is what a tool call produced. Exactly one Result is returned per
 // call, including calls that failed validation, timed out or were cancelled.
 //
-// Its JSON form is {"success","output","data","error","durationMs"}.
+// Its JSON form is {"success","output","data","error","durationMs","images"}.
 type Result struct {
 	// Success reports whether the call did what was asked.
 	Success bool
@@ -21,6 +21,27 @@ type Result struct {
 	Error string
 	// Duration is how long the call took, including retries.
 	Duration time.Duration
+	// Images are pictures the model should see beside Output: a
+	// screenshot, an image file read. Most results have none.
+	Images []Image
+}
+
+// An Image is a picture in a [Result]. Data holds the encoded bytes; a
+// result read back from a journal may carry only Hash, the key of the
+// bytes in the session's blob store.
+//
+// Its JSON form is {"mimeType","width","height","sha256","data"}, data
+// in base64 and left out when empty.
+type Image struct {
+	// MIMEType is image/png, image/jpeg or image/webp.
+	MIMEType string `json:"mimeType"`
+	// Width and Height are the picture's size in pixels, 0 when unknown.
+	Width  int `json:"width,omitempty"`
+	Height int `json:"height,omitempty"`
+	// Hash is the hex SHA-256 of Data; empty until the image is stored.
+	Hash string `json:"sha256,omitempty"`
+	// Data is the encoded picture.
+	Data []byte `json:"data,omitempty"`
 }
 
 type resultJSON struct {
@@ -29,11 +50,12 @@ type resultJSON struct {
 	Data       any     `json:"data,omitempty"`
 	Error      string  `json:"error,omitempty"`
 	DurationMs float64 `json:"durationMs"`
+	Images     []Image `json:"images,omitempty"`
 }
 
 // MarshalJSON encodes r in its documented JSON form.
 func (r Result) MarshalJSON() ([]byte, error) {
-	return json.Marshal(resultJSON{r.Success, r.Output, r.Data, r.Error, float64(r.Duration.Microseconds()) / 1000})
+	return json.Marshal(resultJSON{r.Success, r.Output, r.Data, r.Error, float64(r.Duration.Microseconds()) / 1000, r.Images})
 }
 
 // UnmarshalJSON decodes the documented JSON form. Data decodes as the
@@ -44,7 +66,7 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*r = Result{Success: j.Success, Output: j.Output, Data: j.Data, Error: j.Error,
-		Duration: time.Duration(j.DurationMs * float64(time.Millisecond))}
+		Duration: time.Duration(j.DurationMs * float64(time.Millisecond)), Images: j.Images}
 	return nil
 }
 
