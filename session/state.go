@@ -88,6 +88,15 @@ type Turn struct {
 	Data json.RawMessage `json:"data,omitempty"`
 	// Interrupted marks the synthetic result of a call that never finished.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Images are a tool_response's pictures. The journal keeps only their
+	// hashes and sizes; the bytes are in the session's blob store.
+	Images []tool.Image `json:"images,omitempty"`
+
+	// TraceID and SpanID tie a model_response or tool_response to the
+	// OpenTelemetry span that produced it, when tracing is on (hex, as in
+	// W3C trace context).
+	TraceID string `json:"trace_id,omitempty"`
+	SpanID  string `json:"span_id,omitempty"`
 
 	// Range is the 1-based inclusive range of turns a compressed_history
 	// turn replaced; only journals written before compactions were records
