@@ -101,6 +101,8 @@ See also: wield help run, wield help session.`,
 	root.AddCommand(g.codeCommands()...)
 	root.AddCommand(g.docsCommands()...)
 	root.AddCommand(g.extensionCommands()...)
+	root.AddCommand(g.desktopCommands()...) // desktop.go
+	root.AddCommand(g.tracingCommands()...) // tracing.go
 	return root, g
 }
 
@@ -173,6 +175,7 @@ func (g *globals) builtinTools(deps toolDeps) ([]*tool.Tool, error) {
 	ts = append(ts, g.codeTools(deps)...)      // code.go
 	ts = append(ts, g.docsTools(deps)...)      // docs.go
 	ts = append(ts, g.extensionTools(deps)...) // extensions.go
+	ts = append(ts, g.desktopTools(deps)...)   // desktop.go
 	return append(ts, sessiontool.Tools(deps.store)...), nil
 }
 
