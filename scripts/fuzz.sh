@@ -4,7 +4,7 @@
 #
 #   scripts/fuzz.sh [-t DURATION] [PACKAGE_PATTERN...]
 #
-# DURATION is per target, in go test's -fuzztime form (4s by default, or
+# DURATION is per target, in go test's -fuzztime form (2s by default, or
 # $WIELD_FUZZTIME); the packages default to ./... . A target that finds a
 # failure stops the script with go test's output and a non-zero status; the
 # failing input is written to the package's testdata/fuzz, as go test does,
@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-fuzztime=${WIELD_FUZZTIME:-4s}
+fuzztime=${WIELD_FUZZTIME:-2s}
 if [ "${1:-}" = "-t" ]; then
   fuzztime=$2
   shift 2

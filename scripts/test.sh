@@ -7,7 +7,7 @@
 #
 #   scripts/test.sh
 #
-# WIELD_FUZZTIME sets how long each fuzz target runs (4s by default; 0
+# WIELD_FUZZTIME sets how long each fuzz target runs (2s by default; 0
 # leaves fuzzing out, for a quick local run). On a developer machine,
 # WIELD_ALLOW_SKIP=1 lets tests skip what the machine lacks; in CI (CI set)
 # it is ignored.
@@ -101,8 +101,8 @@ echo "== allocation budgets (built without the race detector, which allocates)"
 alloc_pkgs=$(grep -l '^//go:build !race' $(git ls-files '*_test.go') | xargs -r -n1 dirname | sort -u | sed 's|^|./|')
 [ -z "$alloc_pkgs" ] || go test -count=1 -run 'Allocs' $alloc_pkgs
 
-if [ "${WIELD_FUZZTIME:-4s}" != 0 ]; then
-  echo "== fuzz: every target for ${WIELD_FUZZTIME:-4s} on top of its seed corpus"
+if [ "${WIELD_FUZZTIME:-2s}" != 0 ]; then
+  echo "== fuzz: every target for ${WIELD_FUZZTIME:-2s} on top of its seed corpus"
   bash scripts/fuzz.sh
 fi
 
