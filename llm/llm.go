@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -47,6 +48,47 @@ type Message struct {
 	// ToolCallID and ToolName identify the call a RoleTool message answers.
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	ToolName   string `json:"tool_name,omitempty"`
+	// Images are the pictures a RoleTool message carries beside Content
+	// (a screenshot, an image file read). Each provider sends them the way
+	// its API takes pictures from a tool; other roles ignore them.
+	Images []Image `json:"images,omitempty"`
+}
+
+// An Image is a picture in a tool [Message]: its encoded bytes and what
+// they are.
+type Image struct {
+	// MIMEType is image/png, image/jpeg, image/gif or image/webp.
+	MIMEType string `json:"mime_type"`
+	// Width and Height are the picture's size in pixels, 0 when unknown.
+	Width  int `json:"width,omitempty"`
+	Height int `json:"height,omitempty"`
+	// Hash is the hex SHA-256 of the bytes, where known; a message read
+	// back from a session carries it so that the bytes can be loaded.
+	Hash string `json:"sha256,omitempty"`
+	// Data is the encoded picture. Providers send only images with Data;
+	// one without (its bytes were never loaded) is left out.
+	Data []byte `json:"data,omitempty"`
+}
+
+// Format returns the short name of the image's type, "png" for
+// image/png, or the MIME type itself when it is not image/*.
+func (img Image) Format() string {
+	if f, ok := strings.CutPrefix(img.MIMEType, "image/"); ok && f != "" {
+		return f
+	}
+	if img.MIMEType == "" {
+		return "image"
+	}
+	return img.MIMEType
+}
+
+// Describe returns a short description of the image: "1280x800 png", or
+// "png" when its size is unknown.
+func (img Image) Describe() string {
+	if img.Width > 0 && img.Height > 0 {
+		return fmt.Sprintf("%dx%d %s", img.Width, img.Height, img.Format())
+	}
+	return img.Format()
 }
 
 // A ToolCall is one call a model asked for.
