@@ -6,6 +6,8 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/wieldhq/wield/tool"
 )
 
 // Blobs is a content-addressed store of file contents: each content is
@@ -35,6 +37,33 @@ func (s *Store) Blobs(id string) *Blobs {
 // false, blobs are not forced to disk: a crash may lose recent ones (a
 // lost blob is missing, never corrupt, as [Blobs.Get] checks every hash).
 func NewBlobs(dir string, sync bool) *Blobs { return &Blobs{dir: dir, noSync: !sync} }
+
+// Image returns the bytes of the tool image hash from the session's blob
+// store; a tool_response turn's [Turn.Images] carry only the hashes. The
+// error wraps [ErrBlobMissing] when the store does not hold it.
+func (s *Session) Image(hash string) ([]byte, error) { return s.Blobs().Get(hash) }
+
+// putImages stores the bytes of imgs and returns them as the journal
+// keeps them: hash, type and size, without the bytes. An image without
+// bytes is kept as it is (it was stored before).
+func (b *Blobs) putImages(imgs []tool.Image) ([]tool.Image, error) {
+	if len(imgs) == 0 {
+		return nil, nil
+	}
+	out := make([]tool.Image, len(imgs))
+	for i, img := range imgs {
+		if len(img.Data) > 0 {
+			h, err := b.Put(img.Data)
+			if err != nil {
+				return nil, fmt.Errorf("image %d of the result: %w", i+1, err)
+			}
+			img.Hash = h
+		}
+		img.Data = nil
+		out[i] = img
+	}
+	return out, nil
+}
 
 // Dir returns the store's directory.
 func (b *Blobs) Dir() string { return b.dir }

@@ -27,6 +27,13 @@ func (s *Store) Record(ctx context.Context, id string, c *tool.Call, args json.R
 	if w, ok := s.Writer(id); ok {
 		return w.recordPair(ctx, c, args, r)
 	}
+	// The images' bytes go to the blob store first, whichever way the
+	// pair is recorded: the journal and the inbox keep only their hashes.
+	imgs, err := s.Blobs(id).putImages(r.Images)
+	if err != nil {
+		return fmt.Errorf("session %s: record the result of call %s: %w", id, c.ID, err)
+	}
+	r.Images = imgs
 	w, err := s.Open(id)
 	var busy *BusyError
 	if errors.As(err, &busy) {

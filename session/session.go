@@ -243,14 +243,25 @@ func (s *Session) RecordCall(_ context.Context, c *tool.Call, args json.RawMessa
 func (s *Session) RecordResult(_ context.Context, c *tool.Call, r tool.Result) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	imgs, err := s.Blobs().putImages(r.Images)
+	if err != nil {
+		return fmt.Errorf("session %s: record the result of call %s: %w", s.ID(), c.ID, err)
+	}
+	r.Images = imgs
 	t := s.red.turn(resultTurn(c, r, s.store.now()))
 	return s.append(&event{Op: opPool, Turn: &t}, false)
 }
 
-// resultTurn is the tool_response turn of a result.
+// resultTurn is the tool_response turn of a result. The bytes of its
+// images must be in the blob store already: the turn keeps only their
+// hashes.
 func resultTurn(c *tool.Call, r tool.Result, now time.Time) Turn {
 	t := Turn{Kind: TurnToolResponse, Time: now, CallID: c.ID, Tool: c.Tool,
 		Status: StatusFailed, Output: r.ForModel()}
+	for _, img := range r.Images {
+		img.Data = nil
+		t.Images = append(t.Images, img)
+	}
 	if r.Success {
 		t.Status = StatusSucceeded
 	}

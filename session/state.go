@@ -332,10 +332,24 @@ func (b *messageBuilder) add(t *Turn) {
 		b.last, b.open = len(b.out)-1, true
 	case TurnToolResponse:
 		b.out = append(b.out, llm.Message{Role: llm.RoleTool, ToolCallID: t.CallID, ToolName: t.Tool,
-			Content: resultText(t)})
+			Content: resultText(t), Images: messageImages(t.Images)})
 	}
 	// agent_started and agent_finished are bookkeeping: the model
 	// reads the call's tool_response.
+}
+
+// messageImages returns a tool_response's images as a message carries
+// them: hash, type and size. The bytes stay in the blob store until the
+// prompt needs them ([Session.Image]).
+func messageImages(imgs []tool.Image) []llm.Image {
+	if len(imgs) == 0 {
+		return nil
+	}
+	out := make([]llm.Image, len(imgs))
+	for i, img := range imgs {
+		out[i] = llm.Image{MIMEType: img.MIMEType, Width: img.Width, Height: img.Height, Hash: img.Hash, Data: img.Data}
+	}
+	return out
 }
 
 func rangeText(r *[2]int) string {

@@ -1,0 +1,85 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/tool"
+)
+
+// TestRecordResultKeepsImagesInBlobs checks that a result's images go to
+// the blob store and the journal keeps only their hashes, and that the
+// projection hands the hashes back with the bytes one Image call away.
+func TestRecordResultKeepsImagesInBlobs(t *testing.T) {
+	ctx := t.Context()
+	st := newStore(t)
+	s, err := st.Create(Header{})
+	must(t, err)
+	defer s.Close()
+	png := []byte("\x89PNG\r\n\x1a\n not really a picture, but bytes to keep")
+	must(t, s.Begin(ctx, "look"))
+	must(t, s.RecordResponse(ctx, &llm.Response{Message: llm.Message{Role: llm.RoleAssistant,
+		ToolCalls: []llm.ToolCall{{ID: "c1", Name: "desktop", Arguments: json.RawMessage(`{}`)}}}}))
+	must(t, s.RecordCall(ctx, call("c1", "desktop"), json.RawMessage(`{}`)))
+	res := tool.Result{Success: true, Output: "a screenshot", Images: []tool.Image{{MIMEType: "image/png", Width: 4, Height: 3, Data: png}}}
+	must(t, s.RecordResult(ctx, call("c1", "desktop"), res))
+	must(t, s.Commit(ctx))
+	if res.Images[0].Data == nil || res.Images[0].Hash != "" {
+		t.Errorf("RecordResult changed the caller's image: %+v", res.Images[0])
+	}
+
+	journal, err := os.ReadFile(st.Path(s.ID()))
+	must(t, err)
+	hash := HashBytes(png)
+	if !bytes.Contains(journal, []byte(hash)) {
+		t.Errorf("the journal does not name the image by its hash %s", hash)
+	}
+	if enc, _ := json.Marshal(png); bytes.Contains(journal, enc[1:len(enc)-1]) {
+		t.Errorf("the journal holds the image's bytes inline")
+	}
+	got, err := s.Image(hash)
+	must(t, err)
+	if !bytes.Equal(got, png) {
+		t.Errorf("Image(%s) = %q, want the recorded bytes", hash[:12], got)
+	}
+
+	want := []llm.Image{{MIMEType: "image/png", Width: 4, Height: 3, Hash: hash}}
+	hist := s.History()
+	if diff := cmp.Diff(want, hist[len(hist)-1].Images); diff != "" {
+		t.Errorf("History's tool message images (-want +got):\n%s", diff)
+	}
+	loaded, err := st.Load(s.ID())
+	must(t, err)
+	last := loaded.Turns[len(loaded.Turns)-1]
+	if diff := cmp.Diff([]tool.Image{{MIMEType: "image/png", Width: 4, Height: 3, Hash: hash}}, last.Images); diff != "" {
+		t.Errorf("the reloaded turn's images (-want +got):\n%s", diff)
+	}
+}
+
+// TestStoreRecordPutsImagesInBlobs checks the MCP server's path: a pair
+// recorded from outside a run, into a closed session.
+func TestStoreRecordPutsImagesInBlobs(t *testing.T) {
+	st := newStore(t)
+	s, err := st.Create(Header{})
+	must(t, err)
+	id := s.ID()
+	must(t, s.Close())
+	gif := []byte("GIF89a and some more")
+	r := tool.Result{Success: true, Images: []tool.Image{{MIMEType: "image/gif", Data: gif}}}
+	must(t, st.Record(context.Background(), id, call("m1", "read_file"), json.RawMessage(`{"path":"a.gif"}`), r))
+	loaded, err := st.Load(id)
+	must(t, err)
+	last := loaded.Turns[len(loaded.Turns)-1]
+	if len(last.Images) != 1 || last.Images[0].Hash != HashBytes(gif) || last.Images[0].Data != nil {
+		t.Fatalf("recorded images = %+v, want one by hash without bytes", last.Images)
+	}
+	if !st.Blobs(id).Has(HashBytes(gif)) {
+		t.Errorf("the blob store lacks the image")
+	}
+}
