@@ -52,6 +52,11 @@ type Config struct {
 	// older than this many user tasks with a short note (see
 	// [ExpireResults]); the session keeps them. Zero keeps every result.
 	ExpireToolResults int
+	// MaxImages is the number of tool images (screenshots, image files
+	// read) a prompt keeps, the newest; older ones are replaced by a
+	// one-line note (see [KeepImages]) while the session keeps them.
+	// Zero means DefaultMaxImages; negative keeps none.
+	MaxImages int
 	// LoopRepeats and LoopWindow define a loop: the same call with the same
 	// result LoopRepeats times within LoopWindow rounds. Zero means the
 	// defaults, 5 within 10.
@@ -117,6 +122,9 @@ func New(cfg Config) (*Agent, error) {
 	}
 	if cfg.MaxRounds <= 0 {
 		cfg.MaxRounds = DefaultMaxRounds
+	}
+	if cfg.MaxImages == 0 {
+		cfg.MaxImages = DefaultMaxImages
 	}
 	if cfg.LoopRepeats <= 0 {
 		cfg.LoopRepeats = DefaultLoopRepeats

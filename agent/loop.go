@@ -33,6 +33,9 @@ type runState struct {
 	round   []llm.Message
 	n       int
 	invoked []tool.Invocation
+	// images caches the bytes of the prompt's images loaded from the
+	// session between rounds, by hash.
+	images map[string][]byte
 }
 
 // drive runs the loop from the state start gives, then commits, aborts, or
@@ -103,7 +106,12 @@ func (a *Agent) loop(ctx context.Context, s Session, st *runState, out *Outcome)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		req := &llm.Request{Model: a.cfg.Model, Messages: BuildPrompt(a.prompt(s, st)), Tools: tools,
+		msgs := KeepImages(BuildPrompt(a.prompt(s, st)), a.cfg.MaxImages)
+		if st.images == nil {
+			st.images = map[string][]byte{}
+		}
+		loadImages(s, msgs, st.images)
+		req := &llm.Request{Model: a.cfg.Model, Messages: msgs, Tools: tools,
 			MaxTokens: a.cfg.MaxTokens, Temperature: a.cfg.Temperature}
 		a.emit(Event{Kind: EventRoundStarted, Session: s.ID(), Round: n})
 		resp, err := a.cfg.Provider.Stream(ctx, req, func(e llm.Event) {
@@ -222,7 +230,7 @@ func (a *Agent) runTools(ctx context.Context, s Session, runner *tool.Runner, st
 		if u, ok := res.Data.(UsageReporter); ok {
 			out.Usage = out.Usage.Add(u.ModelUsage())
 		}
-		st.round = append(st.round, llm.Message{Role: llm.RoleTool, ToolCallID: reqs[i].ID, ToolName: reqs[i].Name, Content: res.ForModel()})
+		st.round = append(st.round, toolMessage(reqs[i], res))
 		st.invoked = append(st.invoked, tool.Invocation{ID: reqs[i].ID, Tool: reqs[i].Name, Arguments: reqs[i].Arguments, Success: res.Success})
 	}
 	st.round = orderResults(st.round)

@@ -131,7 +131,7 @@ func (s *MemorySession) RecordCall(context.Context, *tool.Call, json.RawMessage)
 
 // RecordResult appends a tool message.
 func (s *MemorySession) RecordResult(_ context.Context, c *tool.Call, r tool.Result) error {
-	return s.add(llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Tool, Content: r.ForModel()})
+	return s.add(toolMessage(tool.Request{ID: c.ID, Name: c.Tool}, r))
 }
 
 func (s *MemorySession) check() error {
@@ -224,4 +224,5 @@ var (
 	_ PromptContext = (*session.Session)(nil)
 	_ PlanContext   = (*session.Session)(nil)
 	_ Pauser        = (*session.Session)(nil)
+	_ ImageStore    = (*session.Session)(nil)
 )
