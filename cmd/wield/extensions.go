@@ -285,6 +285,31 @@ func (g *globals) extendGate(ws string, pol *policy.Policy) tool.Gate {
 	return env.RedactResults(pol, g.extensions(ws).secrets)
 }
 
+// redactEvents returns f, with the secrets the user gave request_env
+// hidden in every tool event first: a shell command's streamed output
+// reaches the printed events (--json) before its result is redacted. A
+// nil f stays nil.
+func (g *globals) redactEvents(ws string, f func(agent.Event)) func(agent.Event) {
+	if f == nil {
+		return nil
+	}
+	secrets := g.extensions(ws).secrets
+	return func(e agent.Event) {
+		if e.Call != nil {
+			c := env.RedactEvent(*e.Call, secrets)
+			e.Call = &c
+		}
+		f(e)
+	}
+}
+
+// shellEnv returns what the shell tools add to every command's
+// environment: the values the user gave request_env in this process.
+func (g *globals) shellEnv() func() []string {
+	ws, _ := g.workspace()
+	return g.extensions(ws).vars.Environ
+}
+
 // listingWindow returns the context window the skill listing is budgeted
 // on: --context-window, else the catalogue's window of the model, else
 // zero (the minimum budget).

@@ -161,7 +161,7 @@ func (g *globals) builtinTools(deps toolDeps) ([]*tool.Tool, error) {
 	}
 	ts := []*tool.Tool{echo.New()}
 	ts = append(ts, fs.Tools(fsCfg)...)
-	shellCfg, err := g.shellConfig(shell.Config{Jobs: g.jobs, Supervisor: shellSupervisor()}) // --sandbox: see code.go
+	shellCfg, err := g.shellConfig(shell.Config{Jobs: g.jobs, Supervisor: shellSupervisor(), Env: g.shellEnv()}) // --sandbox: see code.go
 	if err != nil {
 		return nil, err
 	}

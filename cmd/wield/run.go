@@ -241,7 +241,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		MaxRounds:         cfg.MaxRounds,
 		StopAtTools:       planStops(f, approver != nil),
 		ExpireToolResults: cfg.ExpireToolResults,
-		OnEvent:           onEvent,
+		OnEvent:           g.redactEvents(ws, onEvent), // secrets: see extensions.go
 		Logger:            g.logger(),
 	})
 	if err != nil {

@@ -38,17 +38,51 @@ func (r redactGate) Review(ctx context.Context, c *tool.Call, args json.RawMessa
 		return res
 	}
 	res.Output, res.Error = r.s.Redact(res.Output), r.s.Redact(res.Error)
-	if res.Data != nil {
-		if b, err := json.Marshal(res.Data); err == nil {
-			if red := r.s.RedactJSON(b); string(red) != string(b) {
-				var v any
-				if json.Unmarshal(red, &v) == nil {
-					res.Data = v
-				}
-			}
-		}
-	}
+	res.Data = redactData(res.Data, r.s)
 	return res
+}
+
+// redactData returns v with the secrets of s hidden in its JSON form, or
+// v itself when it holds none.
+func redactData(v any, s *session.SecretSet) any {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	red := s.RedactJSON(b)
+	if string(red) == string(b) {
+		return v
+	}
+	var out any
+	if json.Unmarshal(red, &out) != nil {
+		return v
+	}
+	return out
+}
+
+// RedactEvent returns e with the secrets of s hidden in its arguments,
+// message, data and result. A tool's progress events (a shell command's
+// streamed output) reach the printed events (--json) before any result
+// does, so the host passes each one through RedactEvent as well as
+// [RedactResults].
+func RedactEvent(e tool.Event, s *session.SecretSet) tool.Event {
+	if s.Len() == 0 {
+		return e
+	}
+	if e.Arguments != nil {
+		e.Arguments = s.RedactJSON(e.Arguments)
+	}
+	e.Message = s.Redact(e.Message)
+	e.Data = redactData(e.Data, s)
+	if e.Result != nil {
+		r := *e.Result
+		r.Output, r.Error, r.Data = s.Redact(r.Output), s.Redact(r.Error), redactData(r.Data, s)
+		e.Result = &r
+	}
+	return e
 }
 
 // RedactLogs returns a handler that hides the secrets of s in every

@@ -93,6 +93,12 @@ type Config struct {
 	Sandbox *sandbox.Sandbox
 	// SandboxNetwork allows sandboxed commands the network.
 	SandboxNetwork bool
+	// Env, if set, is called for every command and returns variables
+	// ("KEY=VALUE") added to its environment, replacing any of the same
+	// name; nil means none. They pass even when their names look like
+	// secrets: the host chose them (wield gives the values the user
+	// supplied with request_env). Env must be safe for concurrent use.
+	Env func() []string
 }
 
 // Tools returns the shell tools in display order: run_shell_command,
@@ -167,22 +173,37 @@ func (s *shell) jobs() *Jobs { return s.cfg.Jobs }
 
 // environ returns the environment for a command: wield's own, less the
 // variables whose names look like secrets, with pagers, editors and
-// prompts turned off.
+// prompts turned off, and then the variables of [Config.Env].
 func (s *shell) environ() []string {
 	env := os.Environ()
-	out := make([]string, 0, len(env)+5)
+	var extra []string
+	if s.cfg.Env != nil {
+		extra = s.cfg.Env()
+	}
+	given := make(map[string]bool, len(extra))
+	for _, kv := range extra {
+		name, _, _ := strings.Cut(kv, "=")
+		given[name] = true
+	}
+	out := make([]string, 0, len(env)+5+len(extra))
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
 		case "PAGER", "GIT_PAGER", "GIT_TERMINAL_PROMPT", "GIT_EDITOR", markerVar:
 			continue
 		}
-		if secretName(name) && !s.allowed(name) {
+		if secretName(name) && !s.allowed(name) || given[name] {
 			continue
 		}
 		out = append(out, kv)
 	}
-	return append(out, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true")
+	out = append(out, "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true")
+	for _, kv := range extra {
+		if name, _, ok := strings.Cut(kv, "="); ok && name != "" && name != markerVar {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 func (s *shell) allowed(name string) bool {
