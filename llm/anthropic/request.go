@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -208,6 +209,16 @@ func toolResults(results []llm.Message, calls []llm.ToolCall) (anthropicsdk.Mess
 		b := anthropicsdk.ToolResultBlockParam{ToolUseID: m.ToolCallID}
 		if m.Content != "" {
 			b.Content = []anthropicsdk.ToolResultBlockParamContentUnion{{OfText: &anthropicsdk.TextBlockParam{Text: m.Content}}}
+		}
+		// Pictures go in the tool_result itself, after its text, as
+		// image blocks of base64 data.
+		for _, img := range m.Images {
+			if len(img.Data) == 0 {
+				continue
+			}
+			b.Content = append(b.Content, anthropicsdk.ToolResultBlockParamContentUnion{OfImage: &anthropicsdk.ImageBlockParam{
+				Source: anthropicsdk.ImageBlockParamSourceUnion{OfBase64: &anthropicsdk.Base64ImageSourceParam{
+					Data: base64.StdEncoding.EncodeToString(img.Data), MediaType: anthropicsdk.Base64ImageSourceMediaType(img.MIMEType)}}}})
 		}
 		blocks = append(blocks, anthropicsdk.ContentBlockParamUnion{OfToolResult: &b})
 	}

@@ -61,6 +61,7 @@
 package anthropictest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -222,6 +223,33 @@ type Block struct {
 	Data      string `json:"data,omitempty"`
 	// CacheControl marks a prompt-cache breakpoint.
 	CacheControl *CacheControl `json:"cache_control,omitempty"`
+	// Source is an image block's picture.
+	Source *ImageSource `json:"source,omitempty"`
+}
+
+// An ImageSource is an image block's source: base64 data of a type.
+type ImageSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type,omitempty"`
+	Data      string `json:"data,omitempty"`
+}
+
+// ResultImages returns the pictures of a tool_result block's content
+// that have base64 data.
+func (b Block) ResultImages() []llm.Image {
+	blocks, _ := decodeBlocks(b.Content)
+	var out []llm.Image
+	for _, c := range blocks {
+		if c.Type != "image" || c.Source == nil || c.Source.Type != "base64" {
+			continue
+		}
+		data, err := base64.StdEncoding.DecodeString(c.Source.Data)
+		if err != nil {
+			continue
+		}
+		out = append(out, llm.Image{MIMEType: c.Source.MediaType, Data: data})
+	}
+	return out
 }
 
 // ResultText returns the text of a tool_result block's content.
@@ -565,7 +593,7 @@ func conversation(req *Request) []llm.Message {
 		for _, b := range m.Content {
 			switch b.Type {
 			case "tool_result":
-				out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: b.ToolUseID, Content: b.ResultText()})
+				out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: b.ToolUseID, Content: b.ResultText(), Images: b.ResultImages()})
 			case "text":
 				text = append(text, b.Text)
 			}
