@@ -1,0 +1,290 @@
+package desktop
+
+import (
+	"bytes"
+	"encoding/json"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wieldhq/wield/tool"
+)
+
+// newTestDesktop returns a started desktop closed at the end of the test.
+func newTestDesktop(t *testing.T, cfg Config) *Desktop {
+	t.Helper()
+	d, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	d.mu.Lock()
+	err = d.start(t.Context())
+	d.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// call calls the desktop tool with in through a runner, as an agent
+// would, and fails the test unless the call succeeds.
+func call(t *testing.T, d *Desktop, in string) tool.Result {
+	t.Helper()
+	res := callResult(t, d, in)
+	if !res.Success {
+		t.Fatalf("desktop %s: %s", in, res.Error)
+	}
+	return res
+}
+
+func callResult(t *testing.T, d *Desktop, in string) tool.Result {
+	t.Helper()
+	reg, err := tool.NewRegistry(d.Tool())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tool.NewRunner(reg, nil).Call(t.Context(), tool.Call{}, tool.Request{Name: "desktop", Arguments: json.RawMessage(in)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func decode(t *testing.T, res tool.Result) image.Image {
+	t.Helper()
+	if len(res.Images) != 1 {
+		t.Fatalf("result has %d images, want 1", len(res.Images))
+	}
+	im := res.Images[0]
+	img, err := png.Decode(bytes.NewReader(im.Data))
+	if err != nil {
+		t.Fatalf("decode the screenshot: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() != im.Width || b.Dy() != im.Height || im.MIMEType != "image/png" {
+		t.Fatalf("image is %s %dx%d, says %s %dx%d", "image/png", b.Dx(), b.Dy(), im.MIMEType, im.Width, im.Height)
+	}
+	return img
+}
+
+func TestDesktop_Screenshot(t *testing.T) {
+	d := newTestDesktop(t, Config{})
+	res := call(t, d, `{"action":"screenshot"}`)
+	img := decode(t, res)
+	if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 800 {
+		t.Errorf("screenshot is %dx%d, want 1280x800", b.Dx(), b.Dy())
+	}
+}
+
+// TestDesktop_ClickMapsCoordinates clicks known screenshot coordinates on
+// a scaled screen (1600x1000 shown as 1280x800) and checks that the test
+// window sees each click at the screen pixel the coordinate maps to, and
+// that cursor_position maps it back.
+func TestDesktop_ClickMapsCoordinates(t *testing.T) {
+	d := newTestDesktop(t, Config{Width: 1600, Height: 1000})
+	if d.scale.w != 1280 || d.scale.h != 800 {
+		t.Fatalf("scale %+v, want pictures of 1280x800", d.scale)
+	}
+	tw := newTestWindow(t, d.disp, 0, 0, 1600, 1000, 0x336699)
+	tests := []struct {
+		name   string
+		in     string
+		x, y   int
+		button byte
+		clicks int
+	}{
+		{"left", `{"action":"left_click","coordinate":[100,200]}`, 100, 200, 1, 1},
+		{"top left", `{"action":"left_click","coordinate":[0,0]}`, 0, 0, 1, 1},
+		{"bottom right", `{"action":"left_click","coordinate":[1279,799]}`, 1279, 799, 1, 1},
+		{"right", `{"action":"right_click","coordinate":[640,400]}`, 640, 400, 3, 1},
+		{"middle", `{"action":"middle_click","coordinate":[3,797]}`, 3, 797, 2, 1},
+		{"double", `{"action":"double_click","coordinate":[1001,13]}`, 1001, 13, 1, 2},
+		{"triple", `{"action":"triple_click","coordinate":[77,555]}`, 77, 555, 1, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := call(t, d, tt.in)
+			evs := tw.waitButtons(t, 2*tt.clicks)
+			sx, sy := d.scale.toScreen(tt.x, tt.y)
+			for i, e := range evs {
+				want := buttonEvent{press: i%2 == 0, button: tt.button, x: sx, y: sy}
+				if e != want {
+					t.Errorf("event %d = %+v, want %+v", i, e, want)
+				}
+			}
+			if len(evs) != 2*tt.clicks {
+				t.Errorf("got %d events, want %d", len(evs), 2*tt.clicks)
+			}
+			if data := res.Data.(Data); data.X != tt.x || data.Y != tt.y {
+				t.Errorf("pointer reported at [%d, %d], want [%d, %d]", data.X, data.Y, tt.x, tt.y)
+			}
+			pos := call(t, d, `{"action":"cursor_position"}`).Data.(Data)
+			if pos.X != tt.x || pos.Y != tt.y {
+				t.Errorf("cursor_position = [%d, %d], want [%d, %d]", pos.X, pos.Y, tt.x, tt.y)
+			}
+		})
+	}
+	t.Run("off the screen", func(t *testing.T) {
+		res := callResult(t, d, `{"action":"left_click","coordinate":[1280,10]}`)
+		if res.Success || !strings.Contains(res.Error, "1280x800") {
+			t.Errorf("click off the screen = %+v, want a failure naming the screenshot size", res)
+		}
+	})
+}
+
+// TestDesktop_DragAndScroll checks that left_click_drag presses at the
+// start and releases at the end, and that scroll turns the wheel.
+func TestDesktop_DragAndScroll(t *testing.T) {
+	d := newTestDesktop(t, Config{Width: 800, Height: 600})
+	tw := newTestWindow(t, d.disp, 0, 0, 800, 600, 0x00ff00)
+	call(t, d, `{"action":"left_click_drag","start_coordinate":[10,20],"coordinate":[300,400]}`)
+	got := tw.waitButtons(t, 2)
+	want := []buttonEvent{{true, 1, 10, 20}, {false, 1, 300, 400}}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(buttonEvent{})); diff != "" {
+		t.Errorf("drag events (-want +got):\n%s", diff)
+	}
+	call(t, d, `{"action":"scroll","coordinate":[50,60],"scroll_direction":"down","scroll_amount":2}`)
+	got = tw.waitButtons(t, 4)
+	want = []buttonEvent{{true, 5, 50, 60}, {false, 5, 50, 60}, {true, 5, 50, 60}, {false, 5, 50, 60}}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(buttonEvent{})); diff != "" {
+		t.Errorf("scroll events (-want +got):\n%s", diff)
+	}
+	call(t, d, `{"action":"left_mouse_down","coordinate":[5,5]}`)
+	call(t, d, `{"action":"mouse_move","coordinate":[6,7]}`)
+	call(t, d, `{"action":"left_mouse_up"}`)
+	got = tw.waitButtons(t, 2)
+	want = []buttonEvent{{true, 1, 5, 5}, {false, 1, 6, 7}}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(buttonEvent{})); diff != "" {
+		t.Errorf("mouse down, move, up (-want +got):\n%s", diff)
+	}
+}
+
+// TestDesktop_Keys checks that key chords and typed text reach a window
+// with the right keysyms and modifier state, characters missing from the
+// keyboard mapping included.
+func TestDesktop_Keys(t *testing.T) {
+	d := newTestDesktop(t, Config{Width: 640, Height: 480})
+	tw := newTestWindow(t, d.disp, 0, 0, 640, 480, 0xffffff)
+	// Keyboard input goes to the window under the pointer.
+	call(t, d, `{"action":"mouse_move","coordinate":[100,100]}`)
+
+	const ctrl, shift, mod1 = 1 << 2, 1 << 0, 1 << 3
+	chords := []struct {
+		keys  string
+		sym   keysym
+		state uint16
+	}{
+		{"ctrl+s", 's', ctrl},
+		{"ctrl+shift+t", 'T', ctrl | shift},
+		{"alt+Tab", ksTab, mod1},
+		{"Return", ksReturn, 0},
+		{"KP_0", 0xffb0, shift}, // column 2 of the keypad key, as with xdotool
+		{"ctrl+A", 'A', ctrl | shift},
+		{"F5", 0xffc2, 0},
+		{"ENTER", ksReturn, 0},
+	}
+	for _, c := range chords {
+		t.Run(c.keys, func(t *testing.T) {
+			in, _ := json.Marshal(Input{Action: "key", Text: c.keys})
+			call(t, d, string(in))
+			evs := tw.waitKeys(t, 1)
+			last := evs[len(evs)-1]
+			if last.sym != c.sym || last.state&(ctrl|shift|mod1) != c.state {
+				t.Errorf("key %q: last press %#x with state %#x, want %#x with %#x (all: %+v)", c.keys, last.sym, last.state, c.sym, c.state, evs)
+			}
+		})
+	}
+	t.Run("type", func(t *testing.T) {
+		text := "Hello, wörld — 1+1=2 €\n"
+		in, _ := json.Marshal(Input{Action: "type", Text: text})
+		call(t, d, string(in))
+		var want []keysym
+		for _, r := range text {
+			want = append(want, runeKeysym(r))
+		}
+		got := keysOf(tw.waitKeys(t, len(want)))
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("typed keysyms (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("unknown key", func(t *testing.T) {
+		res := callResult(t, d, `{"action":"key","text":"ctrl+Nope"}`)
+		if res.Success || !strings.Contains(res.Error, `unknown key "Nope"`) {
+			t.Errorf("unknown key = %+v, want a failure naming it", res)
+		}
+	})
+}
+
+// TestDesktop_Xterm launches xterm, waits for its window to show in
+// screenshots, types a command into it and reads back the file the
+// command writes.
+func TestDesktop_Xterm(t *testing.T) {
+	d := newTestDesktop(t, Config{Width: 1024, Height: 768})
+	blank := decode(t, call(t, d, `{"action":"screenshot"}`))
+	dir := t.TempDir()
+	in, _ := json.Marshal(Input{Action: "launch", Command: "xterm -geometry 80x24+0+0 -e sh"})
+	res := call(t, d, string(in))
+	if pid := res.Data.(Data).PID; pid <= 0 {
+		t.Fatalf("launch reported pid %d", pid)
+	}
+	var shot image.Image
+	eventually(t, func() bool {
+		shot = decode(t, call(t, d, `{"action":"screenshot"}`))
+		return differ(blank, shot) > 1000
+	}, "xterm's window shows in a screenshot")
+	save(t, shot)
+
+	// xterm's window is at the top left; keyboard input goes to the
+	// window under the pointer.
+	call(t, d, `{"action":"left_click","coordinate":[100,100]}`)
+	file := filepath.Join(dir, "typed")
+	in, _ = json.Marshal(Input{Action: "type", Text: "echo 'hello from the desktop' > " + file + "\n"})
+	call(t, d, string(in))
+	var got []byte
+	eventually(t, func() bool {
+		got, _ = os.ReadFile(file)
+		return len(got) > 0 && got[len(got)-1] == '\n'
+	}, "the typed command writes "+file)
+	if string(got) != "hello from the desktop\n" {
+		t.Errorf("file holds %q, want %q", got, "hello from the desktop\n")
+	}
+	// A key chord: ctrl+d ends the shell, and xterm with it.
+	pid := res.Data.(Data).PID
+	call(t, d, `{"action":"key","text":"ctrl+d"}`)
+	eventually(t, func() bool { return syscall.Kill(pid, 0) != nil }, "ctrl+d ends xterm's shell and xterm")
+}
+
+// differ returns how many pixels differ between a and b, screenshots of
+// the same size.
+func differ(a, b image.Image) int {
+	pa, pb := a.(*image.RGBA).Pix, b.(*image.RGBA).Pix
+	n := 0
+	for i := 0; i+3 < len(pa) && i+3 < len(pb); i += 4 {
+		if pa[i] != pb[i] || pa[i+1] != pb[i+1] || pa[i+2] != pb[i+2] {
+			n++
+		}
+	}
+	return n
+}
+
+// save writes a screenshot to the file $WIELD_DESKTOP_SCREENSHOT names,
+// if it is set, for a person to look at.
+func save(t *testing.T, img image.Image) {
+	path := os.Getenv("WIELD_DESKTOP_SCREENSHOT")
+	if path == "" {
+		return
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
