@@ -35,6 +35,7 @@ const (
 	opFiles      = "files"      // appends Files to the mutation ledger
 	opChange     = "change"     // opens or closes the mutation transaction Change
 	opRewind     = "rewind"     // records Rewind, with the Files it changed
+	opMCPServer  = "mcp_server" // records MCPServer: a server the agent registered, removed or the user confirmed
 )
 
 // An event is one line of a journal after the header.
@@ -58,6 +59,7 @@ type event struct {
 	Files      []FileRecord               `json:"files,omitempty"`
 	Change     *ChangeTx                  `json:"change,omitempty"`
 	Rewind     *Rewind                    `json:"rewind,omitempty"`
+	MCPServer  *MCPServerRecord           `json:"mcp_server,omitempty"`
 }
 
 // A CorruptError reports a journal line that cannot be read. Only a torn
@@ -283,6 +285,8 @@ func (f *folder) apply(e *event) error {
 		st.ForkedFrom = e.Origin
 	case opFiles, opChange, opRewind:
 		return foldFiles(st, e)
+	case opMCPServer:
+		return foldMCPServer(st, e)
 	case opPause:
 		if !st.Open() {
 			return errors.New("pause with no open transaction")

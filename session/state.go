@@ -277,6 +277,9 @@ type State struct {
 	// Rewinds lists the undos and rewinds, oldest first; the conversation
 	// rewinds in effect hide their turns from [State.Project].
 	Rewinds []Rewind
+	// MCPServerLog lists the records of the MCP servers the agent
+	// registered, oldest first; [State.MCPServers] folds them.
+	MCPServerLog []MCPServerRecord
 }
 
 // A ForkOrigin names where a forked session came from.
