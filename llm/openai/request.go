@@ -57,12 +57,23 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 		}
 		params.Tools = append(params.Tools, openaisdk.ChatCompletionFunctionTool(def))
 	}
+	var pictures []openaisdk.ChatCompletionContentPartUnionParam
 	for i, m := range req.Messages {
 		msg, err := message(m, names)
 		if err != nil {
 			return nil, fmt.Errorf("openai: message %d: %w", i+1, err)
 		}
 		params.Messages = append(params.Messages, msg)
+		if m.Role == llm.RoleTool {
+			pictures = append(pictures, imageParts(m)...)
+		}
+		// A tool message takes no picture: the pictures of a run of results
+		// follow it in one user message, so that the results stay together
+		// after their calls.
+		if len(pictures) > 0 && (i+1 == len(req.Messages) || req.Messages[i+1].Role != llm.RoleTool) {
+			params.Messages = append(params.Messages, openaisdk.UserMessage(pictures))
+			pictures = nil
+		}
 	}
 	if req.MaxTokens > 0 {
 		if p.openAI {
@@ -88,6 +99,28 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 		return nil, fmt.Errorf("openai: encode request: %w", err)
 	}
 	return &call{body: body, names: names, model: model}, nil
+}
+
+// imageParts returns the parts of the user message that carries a tool
+// message's pictures on chat completions: a line saying which call they
+// belong to, then each picture as a data URL.
+func imageParts(m llm.Message) []openaisdk.ChatCompletionContentPartUnionParam {
+	var parts []openaisdk.ChatCompletionContentPartUnionParam
+	for _, img := range m.Images {
+		if len(img.Data) == 0 {
+			continue
+		}
+		parts = append(parts, openaisdk.TextContentPart(ImageNote(m.ToolCallID, m.ToolName, img)),
+			openaisdk.ImageContentPart(openaisdk.ChatCompletionContentPartImageImageURLParam{URL: dataURL(img)}))
+	}
+	return parts
+}
+
+// ImageNote is the line before each tool picture in the user message
+// that carries them on chat completions, which takes no picture in a tool
+// message.
+func ImageNote(callID, toolName string, img llm.Image) string {
+	return fmt.Sprintf("[the image below is the result of call %s (%s): %s]", callID, toolName, img.Describe())
 }
 
 // message converts one wield message.

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"encoding/base64"
 	"bytes"
 	"cmp"
 	"encoding/json"
@@ -129,6 +130,29 @@ func storedResponse(msgs []llm.Message) (int, string) {
 	return -1, ""
 }
 
+// outputItems returns a tool message with images as a function call's
+// output list: its text as input_text, then each picture as an
+// input_image with a data URL. It returns nil for a message without
+// images, whose output stays a string.
+func outputItems(m llm.Message) responses.ResponseFunctionCallOutputItemListParam {
+	var list responses.ResponseFunctionCallOutputItemListParam
+	for _, img := range m.Images {
+		if len(img.Data) == 0 {
+			continue
+		}
+		if list == nil && m.Content != "" {
+			list = append(list, responses.ResponseFunctionCallOutputItemUnionParam{OfInputText: &responses.ResponseInputTextContentParam{Text: m.Content}})
+		}
+		list = append(list, responses.ResponseFunctionCallOutputItemUnionParam{OfInputImage: &responses.ResponseInputImageContentParam{ImageURL: param.NewOpt(dataURL(img))}})
+	}
+	return list
+}
+
+// dataURL returns img as a base64 data URL.
+func dataURL(img llm.Image) string {
+	return "data:" + img.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
+}
+
 // inputItems appends the input items for one wield message to items.
 func inputItems(items responses.ResponseInputParam, m llm.Message, names *wire.Names) (responses.ResponseInputParam, error) {
 	switch m.Role {
@@ -142,6 +166,9 @@ func inputItems(items responses.ResponseInputParam, m llm.Message, names *wire.N
 		}
 		out := responses.ResponseInputItemParamOfFunctionCallOutput(m.Content)
 		out.OfFunctionCallOutput.CallID = param.NewOpt(m.ToolCallID)
+		if list := outputItems(m); list != nil {
+			out.OfFunctionCallOutput.Output = responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfResponseFunctionCallOutputItemArray: list}
+		}
 		return append(items, out), nil
 	case llm.RoleAssistant:
 		n := len(items)

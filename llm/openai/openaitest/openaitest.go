@@ -21,6 +21,7 @@
 package openaitest
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -258,6 +259,96 @@ func text(raw json.RawMessage) string {
 	return b.String()
 }
 
+// ImageNotePrefix begins the text part that names the call of each
+// picture in the user message the openai provider sends after tool
+// results on chat completions; the server folds such a message back into
+// the tool messages, as the provider's input had them.
+const ImageNotePrefix = "[the image below is the result of call "
+
+// images returns the pictures of a content value given as parts:
+// image_url parts (chat completions) and input_image parts (the Responses
+// API) with base64 data URLs.
+func images(raw json.RawMessage) []llm.Image {
+	var parts []struct {
+		Type     string          `json:"type"`
+		ImageURL json.RawMessage `json:"image_url"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return nil
+	}
+	var out []llm.Image
+	for _, p := range parts {
+		var url string
+		switch p.Type {
+		case "image_url":
+			var v struct {
+				URL string `json:"url"`
+			}
+			json.Unmarshal(p.ImageURL, &v)
+			url = v.URL
+		case "input_image":
+			json.Unmarshal(p.ImageURL, &url)
+		default:
+			continue
+		}
+		if img, ok := decodeDataURL(url); ok {
+			out = append(out, img)
+		}
+	}
+	return out
+}
+
+// decodeDataURL decodes a base64 data URL of an image.
+func decodeDataURL(url string) (llm.Image, bool) {
+	rest, ok := strings.CutPrefix(url, "data:")
+	mime, data, ok2 := strings.Cut(rest, ";base64,")
+	if !ok || !ok2 {
+		return llm.Image{}, false
+	}
+	b, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return llm.Image{}, false
+	}
+	return llm.Image{MIMEType: mime, Data: b}, true
+}
+
+// foldImages attaches the pictures of a chat completions user message
+// that follows tool results, and names their calls, to those results; it
+// reports whether the message was one.
+func foldImages(msgs []llm.Message, raw json.RawMessage) bool {
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if len(msgs) == 0 || msgs[len(msgs)-1].Role != llm.RoleTool || json.Unmarshal(raw, &parts) != nil || len(parts) == 0 {
+		return false
+	}
+	var calls []string
+	for _, p := range parts {
+		switch {
+		case p.Type == "image_url":
+		case p.Type == "text" && strings.HasPrefix(p.Text, ImageNotePrefix):
+			id, _, _ := strings.Cut(strings.TrimPrefix(p.Text, ImageNotePrefix), " ")
+			calls = append(calls, id)
+		default:
+			return false
+		}
+	}
+	imgs := images(raw)
+	if len(imgs) != len(calls) {
+		return false
+	}
+	for i, id := range calls {
+		for j := len(msgs) - 1; j >= 0 && msgs[j].Role == llm.RoleTool; j-- {
+			if msgs[j].ToolCallID == id {
+				msgs[j].Images = append(msgs[j].Images, imgs[i])
+				break
+			}
+		}
+	}
+	return true
+}
+
 // decodeChat decodes a chat completions request.
 func decodeChat(req *Request) error {
 	var body struct {
@@ -291,6 +382,9 @@ func decodeChat(req *Request) error {
 		req.Tools = append(req.Tools, t.Function.Name)
 	}
 	for _, m := range body.Messages {
+		if m.Role == "user" && foldImages(req.Messages, m.Content) {
+			continue
+		}
 		msg := llm.Message{Role: llm.Role(m.Role), Content: text(m.Content), ToolCallID: m.ToolCallID}
 		if m.Role == "developer" {
 			msg.Role = llm.RoleSystem
@@ -403,7 +497,7 @@ func (s *Server) decodeResponses(req *Request) error {
 			if it.CallID == "" {
 				return badRequest(fmt.Sprintf("Missing required parameter: 'input[%d].call_id'.", i))
 			}
-			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: it.CallID, Content: text(it.Output)})
+			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: it.CallID, Content: text(it.Output), Images: images(it.Output)})
 		default:
 			return fmt.Errorf("openaitest: input[%d]: item type %q is not supported", i, it.Type)
 		}
