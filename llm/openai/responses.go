@@ -1,9 +1,9 @@
 package openai
 
 import (
-	"encoding/base64"
 	"bytes"
 	"cmp"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
