@@ -11,6 +11,7 @@ import (
 	"log"
 	"log/slog"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/wieldhq/wield/agent"
@@ -29,6 +30,7 @@ func main() {
 	url := flag.String("url", "", "the scripted server's base URL")
 	rounds := flag.Int("rounds", 10, "tool rounds in the run")
 	journal := flag.Bool("journal", false, "journal the session to disk, as wield run does")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
 
 	add := tool.New(tool.Spec{Name: "add", Description: "Add two integers.", Annotations: tool.Annotations{ReadOnly: true}},
@@ -62,6 +64,16 @@ func main() {
 		}
 		defer js.Close()
 		s = js
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	start := time.Now()
 	out, err := a.Run(context.Background(), s, "Add numbers until told to stop.")
