@@ -44,7 +44,10 @@ type Result struct {
 // for writing: it writes back the files (never through a symbolic link),
 // keeps what it overwrites in the session's blob store, and appends a
 // rewind record listing the groups taken back and the changes made, so
-// that nothing is lost and the undo itself can be undone. It fails with a
+// that nothing is lost and the undo itself can be undone; the MCP servers
+// the plan takes away or brings back ([Plan.MCP]) are recorded in the
+// rewind's group too (unmounting them from a running wield is the
+// caller's). It fails with a
 // *[ConflictError] before changing anything when the plan has conflicts
 // and opts does not allow overwriting them. When an action fails midway,
 // the ones done are still recorded and the error is returned.
@@ -104,6 +107,11 @@ func Apply(ctx context.Context, sess *session.Session, plan *Plan, opts *ApplyOp
 			return res, errors.Join(applyErr, err)
 		}
 		res.Rewind = r
+		if applyErr == nil {
+			if err := recordMCP(sess, r.Group(), plan.MCP); err != nil {
+				return res, err
+			}
+		}
 	}
 	if applyErr == nil && plan.CloseChange != 0 {
 		if _, err := sess.EndChange(session.ChangeRevert); err != nil {

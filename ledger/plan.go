@@ -60,6 +60,10 @@ type Plan struct {
 	// Unhide lists the turn ranges shown again in prompts: those of the
 	// conversation rewinds the plan takes back.
 	Unhide [][2]int
+	// MCP lists the MCP servers the agent registered that the plan takes
+	// away or brings back. Applying records it; unmounting them from a
+	// running wield is the caller's.
+	MCP []MCPAction
 }
 
 // Conflicts returns the actions that overwrite someone else's change.
@@ -75,7 +79,7 @@ func (p *Plan) Conflicts() []Action {
 
 // Empty reports whether applying the plan would change nothing.
 func (p *Plan) Empty() bool {
-	if p.Hide != [2]int{} || p.CloseChange != 0 || len(p.Unhide) > 0 {
+	if p.Hide != [2]int{} || p.CloseChange != 0 || len(p.Unhide) > 0 || len(p.MCP) > 0 {
 		return false
 	}
 	for _, a := range p.Actions {
@@ -94,14 +98,16 @@ type Scope struct {
 
 // ErrNothingToUndo is returned by [PlanUndo] when the session's ledger has
 // nothing in effect to take back.
-var ErrNothingToUndo = errors.New("nothing to undo: the session made no file changes that are still in effect")
+var ErrNothingToUndo = errors.New("nothing to undo: the session made no file changes (nor registered MCP servers) that are still in effect")
 
 // PlanUndo plans taking back the newest ledger group in effect of st: the
 // last round's changes, the last mutation transaction, or the last undo
 // (an undo of an undo redoes). A conversation scope also hides the turns
-// of that round from prompts, when the group is a round's.
+// of that round from prompts, when the group is a round's. A group in
+// which the agent registered an MCP server counts, whether or not it
+// changed files.
 func PlanUndo(st *session.State, scope Scope) (*Plan, error) {
-	groups := st.ActiveGroups()
+	groups := activeGroups(st)
 	if len(groups) == 0 {
 		return nil, ErrNothingToUndo
 	}
@@ -115,7 +121,7 @@ func PlanUndo(st *session.State, scope Scope) (*Plan, error) {
 
 // PlanGroups plans taking back the given ledger groups.
 func PlanGroups(st *session.State, groups []string) (*Plan, error) {
-	active := st.ActiveGroups()
+	active := activeGroups(st)
 	for _, g := range groups {
 		if !slices.Contains(active, g) {
 			return nil, fmt.Errorf("undo %s: it is not in effect (already undone, or no such change)", g)
@@ -134,8 +140,8 @@ func PlanRewind(st *session.State, n int, scope Scope) (*Plan, error) {
 	}
 	p := &Plan{Session: st.Header.ID, ToRound: n}
 	if scope.Code {
-		for _, g := range st.ActiveGroups() {
-			if groupFrom(st, g, n) {
+		for _, g := range activeGroups(st) {
+			if groupFrom(st, g, n) || mcpFrom(st, g, n) {
 				p.Groups = append(p.Groups, g)
 			}
 		}
@@ -189,6 +195,7 @@ func (p *Plan) fill(st *session.State, scope Scope) (*Plan, error) {
 	if !scope.Code {
 		return p, nil
 	}
+	p.MCP = mcpActions(st, p.Groups)
 	type key struct{ root, path string }
 	type span struct {
 		first, last *session.FileRecord
