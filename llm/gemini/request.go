@@ -278,6 +278,13 @@ func responseParts(results []llm.Message, calls []llm.ToolCall, names *wire.Name
 			return nil, err
 		}
 		fr := &genai.FunctionResponse{Name: wireName, Response: map[string]any{"output": r.Content}}
+		// Pictures travel inside the function response, as inline data
+		// parts of their own.
+		for _, img := range r.Images {
+			if len(img.Data) > 0 {
+				fr.Parts = append(fr.Parts, genai.NewFunctionResponsePartFromBytes(img.Data, img.MIMEType))
+			}
+		}
 		if !strings.HasPrefix(r.ToolCallID, generatedIDPrefix) {
 			fr.ID = r.ToolCallID
 		}

@@ -142,6 +142,19 @@ type FunctionResponse struct {
 	ID       string          `json:"id,omitempty"`
 	Name     string          `json:"name"`
 	Response json.RawMessage `json:"response"`
+	// Parts are the media parts of the response (pictures).
+	Parts []FunctionResponsePart `json:"parts,omitempty"`
+}
+
+// FunctionResponsePart is one media part of a function response.
+type FunctionResponsePart struct {
+	InlineData *InlineData `json:"inlineData,omitempty"`
+}
+
+// InlineData is media sent inline: its type and bytes (base64 in JSON).
+type InlineData struct {
+	MIMEType string `json:"mimeType"`
+	Data     []byte `json:"data"`
 }
 
 // A Server is a scripted Gemini server on 127.0.0.1. It is closed when the
@@ -398,7 +411,13 @@ func messages(c Content) ([]llm.Message, error) {
 				if json.Unmarshal(resp.Output, &s) == nil {
 					content = s
 				}
-				out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: fr.ID, ToolName: fr.Name, Content: content})
+				msg := llm.Message{Role: llm.RoleTool, ToolCallID: fr.ID, ToolName: fr.Name, Content: content}
+				for _, fp := range fr.Parts {
+					if fp.InlineData != nil {
+						msg.Images = append(msg.Images, llm.Image{MIMEType: fp.InlineData.MIMEType, Data: fp.InlineData.Data})
+					}
+				}
+				out = append(out, msg)
 				continue
 			}
 			if p.FunctionCall != nil {
