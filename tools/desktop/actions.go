@@ -13,7 +13,7 @@ import (
 // model's size (a region is shown at full resolution unless it is larger
 // than the bounds) and returns it as a PNG image.
 func (d *Desktop) screenshot(r image.Rectangle, prefix string) (tool.Result, error) {
-	img, err := d.capture(r)
+	pic, err := d.capture(r)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -21,23 +21,22 @@ func (d *Desktop) screenshot(r image.Rectangle, prefix string) (tool.Result, err
 	if err != nil {
 		return tool.Result{}, err
 	}
-	png, err := d.enc.encode(img)
+	png, err := d.enc.encode(pic)
 	if err != nil {
 		return tool.Result{}, err
 	}
-	w, h := img.Bounds().Dx(), img.Bounds().Dy()
-	msg := fmt.Sprintf("%sscreenshot %dx%d", prefix, w, h)
+	msg := fmt.Sprintf("%sscreenshot %dx%d", prefix, pic.w, pic.h)
 	if d.scale.scaled() {
 		msg += fmt.Sprintf(" (the screen is %dx%d; coordinates are in screenshot pixels)", d.disp.width, d.disp.height)
 	}
 	msg += fmt.Sprintf("; the pointer is at [%d, %d]", data.X, data.Y)
 	return tool.Result{Success: true, Output: msg, Data: data,
-		Images: []tool.Image{{MIMEType: "image/png", Width: w, Height: h, Data: png}}}, nil
+		Images: []tool.Image{{MIMEType: "image/png", Width: pic.w, Height: pic.h, Data: png}}}, nil
 }
 
 // capture grabs r of the screen and scales it: the whole screen to the
 // model's size, a region to fit the bounds.
-func (d *Desktop) capture(r image.Rectangle) (*image.RGBA, error) {
+func (d *Desktop) capture(r image.Rectangle) (*picture, error) {
 	raw, err := d.disp.grab(r)
 	if err != nil {
 		return nil, err
@@ -48,7 +47,7 @@ func (d *Desktop) capture(r image.Rectangle) (*image.RGBA, error) {
 		w, h = s.w, s.h
 	}
 	f := pixelFormat{d.disp.rOff, d.disp.gOff, d.disp.bOff}
-	return shrink(raw, r.Dx(), r.Dy(), f, w, h), nil
+	return newPicture(raw, r.Dx(), r.Dy(), f, w, h), nil
 }
 
 // zoom shows region, given in screenshot pixels, at the screen's full
@@ -223,11 +222,11 @@ func (d *Desktop) launch(command string) (tool.Result, error) {
 		return res, err
 	}
 	data := res.Data.(Data)
-	data.PID = a.cmd.Process.Pid
+	data.PID, data.Scratch = a.cmd.Process.Pid, a.scratch
 	res.Data = data
 	where := "outside any sandbox"
 	if d.cfg.Sandbox != nil {
-		where = "in the sandbox"
+		where = "in the sandbox, writing only to " + a.scratch
 		if !d.cfg.SandboxNetwork {
 			where += ", without network"
 		}

@@ -120,6 +120,9 @@ type Data struct {
 	Y int `json:"y"`
 	// PID is the process id of the program launch started.
 	PID int `json:"pid,omitempty"`
+	// Scratch is the directory a program launched in the sandbox may
+	// write to, its HOME and TMPDIR.
+	Scratch string `json:"scratch,omitempty"`
 	// Display is the X display ("DISPLAY=" value) the desktop runs on.
 	Display string `json:"display"`
 }

@@ -13,11 +13,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wieldhq/wield/sandbox"
+
 	"github.com/wieldhq/wield/tool"
 )
 
 // newTestDesktop returns a started desktop closed at the end of the test.
-func newTestDesktop(t *testing.T, cfg Config) *Desktop {
+func newTestDesktop(t testing.TB, cfg Config) *Desktop {
 	t.Helper()
 	d, err := New(cfg)
 	if err != nil {
@@ -287,4 +289,144 @@ func save(t *testing.T, img image.Image) {
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestDesktop_Zoom checks that zoom returns the region at the screen's
+// resolution: on a 1600x1000 screen shown at 1280x800, a 100x50 region
+// of screenshot pixels is 125x63 screen pixels or so.
+func TestDesktop_Zoom(t *testing.T) {
+	d := newTestDesktop(t, Config{Width: 1600, Height: 1000})
+	newTestWindow(t, d.disp, 400, 200, 200, 100, 0xff0000)
+	res := call(t, d, `{"action":"zoom","region":[300,140,400,190]}`)
+	img := decode(t, res)
+	w := boxStart(400, 1280, 1600) - boxStart(300, 1280, 1600)
+	h := boxStart(190, 800, 1000) - boxStart(140, 800, 1000)
+	if b := img.Bounds(); b.Dx() != w || b.Dy() != h {
+		t.Fatalf("zoom is %dx%d, want %dx%d", b.Dx(), b.Dy(), w, h)
+	}
+	// The window's top left corner, screen (400, 200), is at (25, 25) of
+	// the zoomed picture, which starts at screen (375, 175).
+	if r, g, b, _ := img.At(25, 25).RGBA(); r>>8 != 0xff || g != 0 || b != 0 {
+		t.Errorf("zoom pixel (25, 25) = %v, want the red window", img.At(25, 25))
+	}
+	if r, _, _, _ := img.At(24, 24).RGBA(); r>>8 == 0xff {
+		t.Errorf("zoom pixel (24, 24) = %v, want the background", img.At(24, 24))
+	}
+	for _, bad := range []string{`{"action":"zoom","region":[10,10,5,20]}`, `{"action":"zoom","region":[0,0,1281,10]}`, `{"action":"zoom","region":[1,2,3]}`} {
+		if res := callResult(t, d, bad); res.Success {
+			t.Errorf("%s succeeded", bad)
+		}
+	}
+}
+
+// TestDesktop_CloseStopsEverything checks that Close ends the launched
+// programs and Xvfb, and that later calls fail.
+func TestDesktop_CloseStopsEverything(t *testing.T) {
+	d := newTestDesktop(t, Config{Width: 320, Height: 240})
+	res := call(t, d, `{"action":"launch","command":"sleep 1000 & exec sleep 1001"}`)
+	app := res.Data.(Data).PID
+	xvfb := d.disp.server.cmd.Process.Pid
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range []int{app, xvfb} {
+		if err := syscall.Kill(pid, 0); err == nil {
+			t.Errorf("process %d is alive after Close", pid)
+		}
+	}
+	if res := callResult(t, d, `{"action":"screenshot"}`); res.Success || !strings.Contains(res.Error, "closed") {
+		t.Errorf("screenshot after Close = %+v, want a failure", res)
+	}
+}
+
+// TestDesktop_ViewOnly checks that a view-only desktop is read-only to
+// the policy and refuses actions that change the screen.
+func TestDesktop_ViewOnly(t *testing.T) {
+	d, err := New(Config{ViewOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if !d.Tool().Spec().Annotations.ReadOnly {
+		t.Error("a view-only desktop is not annotated read-only")
+	}
+	if res := callResult(t, d, `{"action":"left_click","coordinate":[1,1]}`); res.Success || !strings.Contains(res.Error, "view-only") {
+		t.Errorf("left_click on a view-only desktop = %+v, want a failure", res)
+	}
+	full, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Tool().Spec().Annotations.ReadOnly {
+		t.Error("the full desktop is annotated read-only")
+	}
+}
+
+func TestNew_BadConfig(t *testing.T) {
+	for _, cfg := range []Config{{Width: 10, Height: 800}, {Width: 9000, Height: 800}, {MaxWidth: 8}} {
+		if _, err := New(cfg); err == nil {
+			t.Errorf("New(%+v) succeeded", cfg)
+		}
+	}
+}
+
+// TestDesktop_LaunchSandboxed launches a program in the sandbox: it can
+// write to its scratch directory and not elsewhere, and its X client
+// reaches the display.
+func TestDesktop_LaunchSandboxed(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := sandbox.New(t.Context(), sandbox.Config{Helper: []string{exe, sandbox.HelperArg}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newTestDesktop(t, Config{Width: 640, Height: 480, Sandbox: sb})
+	blank := decode(t, call(t, d, `{"action":"screenshot"}`))
+	outside := filepath.Join(t.TempDir(), "outside")
+	in, _ := json.Marshal(Input{Action: "launch", Command: "echo bad > " + outside + "; echo ok > \"$HOME/inside\"; exec xlogo -geometry 200x200+0+0"})
+	data := call(t, d, string(in)).Data.(Data)
+	if data.Scratch == "" {
+		t.Fatal("launch in the sandbox reports no scratch directory")
+	}
+	eventually(t, func() bool {
+		b, _ := os.ReadFile(filepath.Join(data.Scratch, "inside"))
+		return string(b) == "ok\n"
+	}, "the sandboxed command writes to its scratch directory")
+	if _, err := os.Stat(outside); err == nil {
+		t.Errorf("the sandboxed command wrote %s, outside its scratch directory", outside)
+	}
+	if !waitFor(func() bool {
+		return differ(blank, decode(t, call(t, d, `{"action":"screenshot"}`))) > 1000
+	}) {
+		t.Fatalf("timed out waiting until the sandboxed xlogo's window shows; the programs printed:%s", appOutput(d))
+	}
+}
+
+func TestDesktop_NoXvfb(t *testing.T) {
+	d, err := New(Config{Xvfb: filepath.Join(t.TempDir(), "Xvfb")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if res := callResult(t, d, `{"action":"screenshot"}`); res.Success || !strings.Contains(res.Error, "apt-get install xvfb") {
+		t.Errorf("screenshot without Xvfb = %+v, want a failure saying what to install", res)
+	}
+}
+
+// appOutput returns what the launched programs printed, for messages.
+func appOutput(d *Desktop) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.disp == nil {
+		return ""
+	}
+	d.disp.apps.mu.Lock()
+	defer d.disp.apps.mu.Unlock()
+	var b strings.Builder
+	for _, a := range d.disp.apps.list {
+		b.WriteString("\n" + a.command + a.output.tail())
+	}
+	return b.String()
 }

@@ -77,19 +77,19 @@ func FuzzScaleRoundTrip(f *testing.F) {
 	})
 }
 
-func TestShrink(t *testing.T) {
+func TestPicture(t *testing.T) {
 	// A 4x2 BGRX screen shrunk to 2x1 averages 2x2 boxes.
 	src := []byte{
 		0, 0, 10, 0, 0, 0, 30, 0, 255, 0, 0, 0, 255, 0, 0, 0,
 		0, 0, 50, 0, 0, 0, 70, 0, 0, 255, 0, 0, 0, 255, 0, 0,
 	}
-	img := shrink(src, 4, 2, pixelFormat{r: 2, g: 1, b: 0}, 2, 1)
+	img := newPicture(src, 4, 2, pixelFormat{r: 2, g: 1, b: 0}, 2, 1).image()
 	want := []byte{40, 0, 0, 255, 0, 128, 128, 255}
 	if string(img.Pix) != string(want) {
-		t.Errorf("shrink = %v, want %v", img.Pix, want)
+		t.Errorf("picture = %v, want %v", img.Pix, want)
 	}
-	same := shrink(src, 4, 2, pixelFormat{r: 2, g: 1, b: 0}, 4, 2)
+	same := newPicture(src, 4, 2, pixelFormat{r: 2, g: 1, b: 0}, 4, 2).image()
 	if same.Pix[0] != 10 || same.Pix[3] != 255 || same.Pix[8+2] != 255 {
-		t.Errorf("shrink without scaling = %v", same.Pix)
+		t.Errorf("picture without scaling = %v", same.Pix)
 	}
 }

@@ -19,6 +19,7 @@ type app struct {
 	cmd     *exec.Cmd
 	exited  chan struct{} // closed when cmd.Wait has returned
 	output  *capped
+	scratch string // the app's scratch directory in the sandbox, if any
 	cleanup func()
 }
 
@@ -65,6 +66,7 @@ func (d *display) launch(cfg *Config, command string) (*app, error) {
 			return nil, err
 		}
 		argv, env, dir = w.Args, w.Env, scratch
+		a.scratch = scratch
 		a.cleanup = func() { w.Cleanup(); os.RemoveAll(scratch) }
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)

@@ -53,7 +53,7 @@ type keyEvent struct {
 
 // newTestWindow maps a window of colour pixel over r of the display and
 // waits until it is mapped.
-func newTestWindow(t *testing.T, d *display, x, y, w, h int, pixel uint32) *testWindow {
+func newTestWindow(t testing.TB, d *display, x, y, w, h int, pixel uint32) *testWindow {
 	t.Helper()
 	conn, err := d.dial()
 	if err != nil {
@@ -152,7 +152,7 @@ func (tw *testWindow) takeKeys() []keyEvent {
 
 // waitButtons waits until the window has recorded n pointer events and
 // returns them.
-func (tw *testWindow) waitButtons(t *testing.T, n int) []buttonEvent {
+func (tw *testWindow) waitButtons(t testing.TB, n int) []buttonEvent {
 	t.Helper()
 	var got []buttonEvent
 	eventually(t, func() bool {
@@ -162,7 +162,7 @@ func (tw *testWindow) waitButtons(t *testing.T, n int) []buttonEvent {
 	return got
 }
 
-func (tw *testWindow) waitKeys(t *testing.T, n int) []keyEvent {
+func (tw *testWindow) waitKeys(t testing.TB, n int) []keyEvent {
 	t.Helper()
 	var got []keyEvent
 	eventually(t, func() bool {
@@ -174,15 +174,24 @@ func (tw *testWindow) waitKeys(t *testing.T, n int) []keyEvent {
 
 // eventually polls cond, which reads observable state, until it holds or
 // 20 seconds pass.
-func eventually(t *testing.T, cond func() bool, what string) {
+func eventually(t testing.TB, cond func() bool, what string) {
 	t.Helper()
+	if !waitFor(cond) {
+		t.Fatalf("timed out waiting until %s", what)
+	}
+}
+
+// waitFor polls cond until it holds or 20 seconds pass, and reports
+// whether it held.
+func waitFor(cond func() bool) bool {
 	deadline := time.Now().Add(20 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
+			return false
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	return true
 }
 
 func keysOf(evs []keyEvent) []keysym {
