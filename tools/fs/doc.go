@@ -10,7 +10,7 @@
 // parallel-safe; write_file and replace are marked destructive.
 //
 // Results carry structured Data next to the text the model reads:
-// [ReadData], [FileData] (images as base64 with their MIME type),
+// [ReadData], [FileData] (an image's type and size; its picture is in the result's Images),
 // [ReadManyData], [ListData], [GlobData], [SearchData], [WriteData] and
 // [ReplaceData].
 //

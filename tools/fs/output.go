@@ -17,6 +17,7 @@ type limits struct {
 	MaxLineChars  int
 	MaxReadMiB    int
 	MaxImageMiB   int
+	MaxImageSide  int
 	GlobLimit     int
 	ListLimit     int
 	MaxMatches    int
@@ -37,6 +38,7 @@ func limitsOf(cfg Config) limits {
 		MaxLineChars:  maxLineChars,
 		MaxReadMiB:    maxReadBytes >> 20,
 		MaxImageMiB:   maxImageBytes >> 20,
+		MaxImageSide:  maxImageSide,
 		GlobLimit:     cfg.GlobLimit,
 		ListLimit:     listLimit,
 		MaxMatches:    defaultMaxMatches,

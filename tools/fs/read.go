@@ -4,12 +4,7 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
-	"encoding/base64"
 	"fmt"
-	"image"
-	_ "image/gif"  // image.DecodeConfig reads GIF sizes
-	_ "image/jpeg" // and JPEG
-	_ "image/png"  // and PNG
 	"io"
 	iofs "io/fs"
 	"net/http"
@@ -18,6 +13,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/wieldhq/wield/internal/imageinfo"
 	"github.com/wieldhq/wield/internal/levenshtein"
 	"github.com/wieldhq/wield/tool"
 )
@@ -27,7 +23,8 @@ const (
 	readDefaultLimit = 2000     // lines read when no limit is given
 	maxLineChars     = 2000     // characters of one line shown; the rest is cut
 	maxReadBytes     = 20 << 20 // larger files are refused
-	maxImageBytes    = 5 << 20  // larger images are refused
+	maxImageBytes    = 5 << 20  // larger images are refused (providers take 5 MB at most)
+	maxImageSide     = 8000     // wider or taller images are refused, as providers refuse them
 	sniffBytes       = 8 << 10  // a NUL byte in this much of a file makes it binary
 )
 
@@ -54,13 +51,15 @@ type ReadData struct {
 }
 
 // FileData describes a file read_file does not show as text: an image,
-// whose bytes are in Base64, or another binary file.
+// whose picture is in the result's Images, or another binary file.
 type FileData struct {
 	Path     string `json:"path"`
 	MIMEType string `json:"mimeType"`
 	Size     int64  `json:"size"`
-	Binary   bool   `json:"binary,omitempty"`
-	Base64   string `json:"base64,omitempty"`
+	// Width and Height are an image's size in pixels.
+	Width  int  `json:"width,omitempty"`
+	Height int  `json:"height,omitempty"`
+	Binary bool `json:"binary,omitempty"`
 }
 
 // NewRead returns the read_file tool.
@@ -96,8 +95,8 @@ func (r reader) read(ctx context.Context, c *tool.Call, w *workspace, in ReadInp
 	if data.isDir {
 		return tool.Failure(in.Path + " is a directory: use list_directory to see what it holds, or glob to find files in it"), nil
 	}
-	if mime, ok := imageType(data.bytes); ok {
-		return readImage(in.Path, mime, data.bytes), nil
+	if imageinfo.Format(data.bytes) != "" {
+		return readImage(in.Path, data.bytes), nil
 	}
 	text, decoded, binary := decodeText(data.bytes)
 	if binary {
@@ -213,26 +212,26 @@ func fileKind(m iofs.FileMode) string {
 
 // imageType returns the MIME type of data if it is an image the model can
 // be shown.
-func imageType(data []byte) (string, bool) {
-	switch mime := http.DetectContentType(data); mime {
-	case "image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp":
-		return mime, true
-	}
-	return "", false
-}
-
-func readImage(arg, mime string, data []byte) tool.Result {
-	if len(data) > maxImageBytes {
-		return tool.Failure(fmt.Sprintf("%s is an image of %s, more than the %s that can be attached", arg, formatSize(int64(len(data))), formatSize(maxImageBytes)))
-	}
-	what := mime
-	if cfg, _, err := image.DecodeConfig(bytes.NewReader(data)); err == nil {
-		what = fmt.Sprintf("%s, %d×%d", mime, cfg.Width, cfg.Height)
+// readImage returns the picture data of the file arg (as the model wrote
+// it) as an image of the result, which each provider shows the model as a
+// picture; the journal keeps it in the session's blob store.
+func readImage(arg string, data []byte) tool.Result {
+	info, err := imageinfo.Read(data)
+	switch {
+	case err != nil:
+		return tool.Failure(fmt.Sprintf("%s starts like a picture, but its %v; it cannot be shown", arg, err))
+	case len(data) > maxImageBytes:
+		return tool.Failure(fmt.Sprintf("%s is an image of %s, more than the %s that can be attached; scale it down (for example convert %s -resize 50%% smaller.png) and read that",
+			arg, formatSize(int64(len(data))), formatSize(maxImageBytes), arg))
+	case info.Width > maxImageSide || info.Height > maxImageSide:
+		return tool.Failure(fmt.Sprintf("%s is an image of %d×%d pixels, more than the %d on a side models take; scale it down (for example convert %s -resize %dx%d smaller.png) and read that",
+			arg, info.Width, info.Height, maxImageSide, arg, maxImageSide, maxImageSide))
 	}
 	return tool.Result{
 		Success: true,
-		Output:  fmt.Sprintf("%s is an image (%s, %s); it is attached as base64 data.", arg, what, formatSize(int64(len(data)))),
-		Data:    FileData{Path: arg, MIMEType: mime, Size: int64(len(data)), Base64: base64.StdEncoding.EncodeToString(data)},
+		Output:  fmt.Sprintf("%s is an image (%s, %d×%d, %s); it is attached.", arg, info.MIMEType, info.Width, info.Height, formatSize(int64(len(data)))),
+		Data:    FileData{Path: arg, MIMEType: info.MIMEType, Size: int64(len(data)), Width: info.Width, Height: info.Height},
+		Images:  []tool.Image{{MIMEType: info.MIMEType, Width: info.Width, Height: info.Height, Data: data}},
 	}
 }
 

@@ -2,7 +2,7 @@ package fs
 
 import (
 	"bytes"
-	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/png"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func numbered(n int) string {
@@ -126,13 +128,46 @@ func TestReadImage(t *testing.T) {
 	dir := makeTree(t, map[string]string{"pic.png": buf.String()})
 	res := run(t, NewRead(Config{}), testCall(t, dir), ReadInput{Path: "pic.png"})
 	checkResult(t, res, true, "image/png, 3×2")
-	data, ok := res.Data.(FileData)
-	if !ok || data.MIMEType != "image/png" {
-		t.Fatalf("data = %#v; want image data", res.Data)
+	want := FileData{Path: "pic.png", MIMEType: "image/png", Size: int64(buf.Len()), Width: 3, Height: 2}
+	if diff := cmp.Diff(want, res.Data); diff != "" {
+		t.Errorf("data (-want +got):\n%s", diff)
 	}
-	got, err := base64.StdEncoding.DecodeString(data.Base64)
-	if err != nil || !bytes.Equal(got, buf.Bytes()) {
-		t.Errorf("base64 data does not decode to the image (err %v)", err)
+	if len(res.Images) != 1 || !bytes.Equal(res.Images[0].Data, buf.Bytes()) ||
+		res.Images[0].MIMEType != "image/png" || res.Images[0].Width != 3 || res.Images[0].Height != 2 {
+		t.Errorf("images = %+v, want the picture, 3×2 png", res.Images)
+	}
+	if b, _ := json.Marshal(res.Data); bytes.Contains(b, []byte("base64")) {
+		t.Errorf("data %s carries the picture; the result's Images do", b)
+	}
+}
+
+// TestReadImageBounds checks the limits on pictures: a file too large, a
+// picture too wide, a broken header. Each is a failure saying what to do.
+func TestReadImageBounds(t *testing.T) {
+	var wide bytes.Buffer
+	if err := png.Encode(&wide, image.NewGray(image.Rect(0, 0, maxImageSide+1, 1))); err != nil {
+		t.Fatal(err)
+	}
+	big := append([]byte("\x89PNG\r\n\x1a\n"), wide.Bytes()[8:]...)
+	big = append(big, make([]byte, maxImageBytes)...) // trailing bytes after IEND
+	dir := makeTree(t, map[string]string{
+		"wide.png":   wide.String(),
+		"big.png":    string(big),
+		"broken.png": "\x89PNG\r\n\x1a\nnot a header",
+	})
+	tests := []struct{ path, want string }{
+		{"wide.png", "more than the 8000 on a side"},
+		{"big.png", "more than the 5.0 MiB that can be attached; scale it down"},
+		{"broken.png", "starts like a picture, but its image/png header"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			res := run(t, NewRead(Config{}), testCall(t, dir), ReadInput{Path: tt.path})
+			checkResult(t, res, false, tt.want)
+			if len(res.Images) != 0 {
+				t.Errorf("a refused picture came back: %+v", res.Images)
+			}
+		})
 	}
 }
 
