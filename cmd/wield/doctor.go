@@ -21,6 +21,7 @@ import (
 	"github.com/wieldhq/wield/mcp"
 	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/sandbox"
+	"github.com/wieldhq/wield/tools/desktop"
 	"github.com/wieldhq/wield/workspace"
 )
 
@@ -41,8 +42,9 @@ type doctorReport struct {
 	Config []string `json:"config_files"`
 	// State is the workspace's .wield directory: whether git ignores its
 	// own state and the personal settings.
-	State    doctorState `json:"state"`
-	Problems []string    `json:"problems,omitempty"`
+	State    doctorState     `json:"state"`
+	Desktop  *desktop.Status `json:"desktop,omitempty"` // see desktop.go
+	Problems []string        `json:"problems,omitempty"`
 }
 
 type doctorModel struct {
@@ -167,6 +169,7 @@ func (g *globals) doctor(cmd *cobra.Command) doctorReport {
 	if rep.MCP == nil {
 		rep.MCP = []string{}
 	}
+	g.doctorDesktop(cmd.Context(), &rep) // desktop.go
 	return rep
 }
 
@@ -316,6 +319,7 @@ func printDoctor(w io.Writer, rep doctorReport) error {
 		git = "not found"
 	}
 	fmt.Fprintf(&b, "git        %s\n", git)
+	printDesktopDoctor(&b, rep.Desktop)
 	switch {
 	case rep.Model.Error != "":
 		fmt.Fprintf(&b, "model      %s\n", rep.Model.Error)

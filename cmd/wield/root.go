@@ -34,7 +34,8 @@ type globals struct {
 	mcp         *mcp.Manager
 	memory      *memory.Store // of memoryWS: see memory.go
 	memoryWS    string
-	ext         *extState // see extensions.go
+	ext         *extState    // see extensions.go
+	desktop     desktopState // see desktop.go
 
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -82,7 +83,8 @@ See also: wield help run, wield help session.`,
 	root.Version = moduleVersion()
 	root.SetVersionTemplate("wield {{.Version}}\n")
 	pf.BoolVar(&g.noMCP, "no-mcp", false, "do not mount the tools of the MCP servers in .mcp.json and mcp.json files")
-	g.code.register(pf) // --sandbox, --ask-model: see code.go
+	g.code.register(pf)    // --sandbox, --ask-model: see code.go
+	g.desktop.register(pf) // --desktop: see desktop.go
 	root.AddCommand(
 		newRunCommand(g),
 		newChatCommand(g),
@@ -190,6 +192,7 @@ func (g *globals) close() error {
 		errs = append(errs, g.jobs.Close())
 	}
 	errs = append(errs, g.code.close())
+	errs = append(errs, g.desktop.close())
 	return errors.Join(errs...)
 }
 

@@ -430,3 +430,14 @@ func appOutput(d *Desktop) string {
 	}
 	return b.String()
 }
+
+func TestProbe(t *testing.T) {
+	st := Probe(t.Context(), Config{Width: 320, Height: 200})
+	if !st.Ready || st.Xvfb == "" || st.Width != 320 || st.Height != 200 || st.Problem != "" {
+		t.Errorf("Probe = %+v, want a ready 320x200 display", st)
+	}
+	st = Probe(t.Context(), Config{Xvfb: "/nonexistent/Xvfb"})
+	if st.Ready || !strings.Contains(st.Problem, "Xvfb not found") {
+		t.Errorf("Probe without Xvfb = %+v, want a problem naming Xvfb", st)
+	}
+}
