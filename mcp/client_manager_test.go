@@ -150,9 +150,10 @@ func TestManager_InMemory(t *testing.T) {
 					t.Errorf("structured = %s", d.Structured)
 				}
 			}},
-		{name: "image", tool: "mcp__mem__image", args: `{}`, success: true, output: []string{"a pixel", "[image image/png, 67 bytes, in data.blobs[0]]"},
+		{name: "image", tool: "mcp__mem__image", args: `{}`, success: true, output: []string{"a pixel", "[image image/png 1x1, 67 bytes, attached]"},
 			check: func(t *testing.T, d *CallData) {
-				if len(d.Blobs) != 1 || string(d.Blobs[0].Data) != string(tinyPNG) {
+				// The picture is in the result's Images, not in its data.
+				if len(d.Blobs) != 1 || d.Blobs[0].Data != nil || d.Blobs[0].Size != len(tinyPNG) {
 					t.Errorf("blobs = %+v", d.Blobs)
 				}
 			}},

@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wieldhq/wield/internal/imageinfo"
 	"github.com/wieldhq/wield/internal/textcut"
 	"github.com/wieldhq/wield/tool"
 )
@@ -54,8 +55,9 @@ type Blob struct {
 	URI string `json:"uri,omitempty"`
 	// Size is the length of the content in bytes.
 	Size int `json:"size"`
-	// Data is the content (base64 in JSON), or nil when it was left out
-	// because the result's blobs passed MaxBlobBytes.
+	// Data is the content (base64 in JSON), or nil when it was left out:
+	// the result's blobs passed MaxBlobBytes, or the blob is a picture
+	// attached to the result's Images.
 	Data []byte `json:"data,omitempty"`
 }
 
@@ -70,13 +72,31 @@ type Link struct {
 }
 
 // toResult maps a tools/call result of the server's tool name to a wield
-// result. Text content becomes the output, after the untrusted note; other
-// content is described in the output and kept in [CallData]; a result with
-// isError set is a failure whose error is that text.
+// result. Text content becomes the output, after the untrusted note;
+// pictures the model can see (PNG, JPEG, GIF, WebP whose header reads)
+// become the result's Images; other content is described in the output
+// and kept in [CallData]; a result with isError set is a failure whose
+// error is that text.
 func toResult(server, name string, r *sdk.CallToolResult) tool.Result {
 	data := &CallData{Server: server, Tool: name}
 	var b strings.Builder
+	var images []tool.Image
 	blobBytes := 0
+	// attach passes an image on as a picture, when it is one a model
+	// takes and fits the cap; it reports whether it did.
+	attach := func(c *sdk.ImageContent) bool {
+		info, err := imageinfo.Read(c.Data)
+		if err != nil || info.Width > imageinfo.MaxSide || info.Height > imageinfo.MaxSide || blobBytes+len(c.Data) > MaxBlobBytes {
+			return false
+		}
+		blobBytes += len(c.Data)
+		// The type read from the header, not the one the server claims:
+		// providers refuse a picture whose declared type is wrong.
+		images = append(images, tool.Image{MIMEType: info.MIMEType, Width: info.Width, Height: info.Height, Data: c.Data})
+		data.Blobs = append(data.Blobs, Blob{Kind: "image", MIMEType: info.MIMEType, Size: len(c.Data)})
+		fmt.Fprintf(&b, "[image %s %dx%d, %d bytes, attached]\n", info.MIMEType, info.Width, info.Height, len(c.Data))
+		return true
+	}
 	addBlob := func(kind, mime, uri string, content []byte) {
 		bl := Blob{Kind: kind, MIMEType: mime, URI: uri, Size: len(content)}
 		if blobBytes+len(content) <= MaxBlobBytes {
@@ -116,7 +136,9 @@ func toResult(server, name string, r *sdk.CallToolResult) tool.Result {
 			}
 			writeText(&b, c.Text)
 		case *sdk.ImageContent:
-			addBlob("image", c.MIMEType, "", c.Data)
+			if !attach(c) {
+				addBlob("image", c.MIMEType, "", c.Data)
+			}
 		case *sdk.AudioContent:
 			addBlob("audio", c.MIMEType, "", c.Data)
 		case *sdk.ResourceLink:
@@ -171,12 +193,12 @@ func toResult(server, name string, r *sdk.CallToolResult) tool.Result {
 		if text == "" {
 			text = "(no message)"
 		}
-		return tool.Result{Error: fmt.Sprintf("mcp server %q reported an error in tool %q:\n%s\n%s", server, name, note, text), Data: data}
+		return tool.Result{Error: fmt.Sprintf("mcp server %q reported an error in tool %q:\n%s\n%s", server, name, note, text), Data: data, Images: images}
 	}
 	if text == "" {
 		text = "(no output)"
 	}
-	return tool.Result{Success: true, Output: note + "\n" + text, Data: data}
+	return tool.Result{Success: true, Output: note + "\n" + text, Data: data, Images: images}
 }
 
 // sameJSON reports whether the text s is a JSON object equal to v.

@@ -180,7 +180,8 @@ func (s *Server) callTool(ctx context.Context, name string, args json.RawMessage
 }
 
 // toMCPResult maps a wield result to a tools/call result: the text the
-// model reads as text content, and a failure as isError. The data becomes
+// model reads as text content, its pictures as image content after it,
+// and a failure as isError. The data becomes
 // structured content, when it is a JSON object, in two cases:
 //
 //   - a success of a tool that declares an output schema (structured says
@@ -197,6 +198,11 @@ func (s *Server) callTool(ctx context.Context, name string, args json.RawMessage
 func toMCPResult(r tool.Result, structured bool) *sdk.CallToolResult {
 	out := &sdk.CallToolResult{IsError: !r.Success}
 	out.Content = []sdk.Content{&sdk.TextContent{Text: r.ForModel()}}
+	for _, img := range r.Images {
+		if len(img.Data) > 0 {
+			out.Content = append(out.Content, &sdk.ImageContent{Data: img.Data, MIMEType: img.MIMEType})
+		}
+	}
 	if r.Data == nil || r.Success != structured {
 		return out
 	}

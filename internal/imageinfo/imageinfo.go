@@ -23,6 +23,11 @@ const (
 	WebP = "image/webp"
 )
 
+// MaxSide is the largest width or height of a picture that every model
+// provider takes (Anthropic refuses larger ones); callers refuse or scale
+// down larger pictures rather than send them.
+const MaxSide = 8000
+
 // Info is what a picture's header says.
 type Info struct {
 	// MIMEType is one of PNG, JPEG, GIF and WebP.

@@ -20,12 +20,12 @@ import (
 
 // Limits of read_file.
 const (
-	readDefaultLimit = 2000     // lines read when no limit is given
-	maxLineChars     = 2000     // characters of one line shown; the rest is cut
-	maxReadBytes     = 20 << 20 // larger files are refused
-	maxImageBytes    = 5 << 20  // larger images are refused (providers take 5 MB at most)
-	maxImageSide     = 8000     // wider or taller images are refused, as providers refuse them
-	sniffBytes       = 8 << 10  // a NUL byte in this much of a file makes it binary
+	readDefaultLimit = 2000              // lines read when no limit is given
+	maxLineChars     = 2000              // characters of one line shown; the rest is cut
+	maxReadBytes     = 20 << 20          // larger files are refused
+	maxImageBytes    = 5 << 20           // larger images are refused (providers take 5 MB at most)
+	maxImageSide     = imageinfo.MaxSide // wider or taller images are refused, as providers refuse them
+	sniffBytes       = 8 << 10           // a NUL byte in this much of a file makes it binary
 )
 
 //go:embed read.md
