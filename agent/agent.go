@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/otel"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -82,6 +83,10 @@ type Config struct {
 	// work: a task, or its continuation after approvals) starts and ends;
 	// package ledger's Tracker snapshots the workspace there.
 	Rounds RoundObserver
+	// Telemetry, if set, traces each run (an invoke_agent span with its
+	// chat and execute_tool spans) and records its metrics; nil records
+	// nothing, at no cost. See package otel.
+	Telemetry *otel.Telemetry
 	// OnEvent receives the run's events, on the goroutine running the loop
 	// or the runner's (serialised).
 	OnEvent func(Event)

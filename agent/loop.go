@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/otel"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -43,6 +44,7 @@ type runState struct {
 func (a *Agent) drive(ctx context.Context, s Session, start func(*Outcome) (*runState, error)) (*Outcome, error) {
 	begun := time.Now()
 	out := &Outcome{}
+	ctx, run := a.cfg.Telemetry.StartAgent(ctx, otel.AgentInfo{Name: a.cfg.Name, ConversationID: s.ID(), Model: a.cfg.Model, ParentCall: a.cfg.ParentCall})
 	a.emit(Event{Kind: EventRunStarted, Session: s.ID()})
 	var err error
 	if a.cfg.Rounds != nil {
@@ -88,12 +90,13 @@ func (a *Agent) drive(ctx context.Context, s Session, start func(*Outcome) (*run
 			out.Reason, out.Note = StopError, err.Error()
 		}
 	}
+	run.End(otel.RunOutcome{StopReason: string(out.Reason), Rounds: out.Rounds, ToolCalls: out.ToolCalls, Usage: out.Usage}, err)
 	a.emit(Event{Kind: EventRunFinished, Session: s.ID(), Outcome: out, Duration: time.Since(begun)})
 	return out, err
 }
 
 func (a *Agent) loop(ctx context.Context, s Session, st *runState, out *Outcome) error {
-	runner := a.runnerFor(s, nil, nil)
+	runner := a.runnerFor(ctx, s, nil, nil)
 	tools := toolDefs(runner.Registry())
 	guard := newLoopGuard(a.cfg.LoopRepeats, a.cfg.LoopWindow)
 	for {
@@ -114,7 +117,9 @@ func (a *Agent) loop(ctx context.Context, s Session, st *runState, out *Outcome)
 		req := &llm.Request{Model: a.cfg.Model, Messages: msgs, Tools: tools,
 			MaxTokens: a.cfg.MaxTokens, Temperature: a.cfg.Temperature}
 		a.emit(Event{Kind: EventRoundStarted, Session: s.ID(), Round: n})
-		resp, err := a.cfg.Provider.Stream(ctx, req, func(e llm.Event) {
+		cctx, chat := a.cfg.Telemetry.StartChat(ctx, req)
+		resp, err := a.cfg.Provider.Stream(cctx, req, func(e llm.Event) {
+			chat.Chunk()
 			switch e.Kind {
 			case llm.EventText:
 				a.emit(Event{Kind: EventText, Round: n, Text: e.Text})
@@ -122,6 +127,7 @@ func (a *Agent) loop(ctx context.Context, s Session, st *runState, out *Outcome)
 				a.emit(Event{Kind: EventReasoning, Round: n, Text: e.Text})
 			}
 		})
+		chat.End(cctx, resp, err)
 		if err != nil {
 			return fmt.Errorf("model call in round %d: %w", n, err)
 		}
@@ -137,7 +143,7 @@ func (a *Agent) loop(ctx context.Context, s Session, st *runState, out *Outcome)
 		if resp.Message.Content != "" {
 			out.Text = resp.Message.Content
 		}
-		if err := s.RecordResponse(ctx, resp); err != nil {
+		if err := s.RecordResponse(cctx, resp); err != nil {
 			return fmt.Errorf("record response of round %d: %w", n, err)
 		}
 		st.round = append(st.round, resp.Message)
@@ -294,10 +300,10 @@ func orderResults(round []llm.Message) []llm.Message {
 	return round
 }
 
-// runnerFor returns a runner that records into s. A non-nil gate replaces
-// the configured one (to apply a user's answers); calls listed in skip are
-// not recorded again.
-func (a *Agent) runnerFor(s Session, gate tool.Gate, skip recordedCalls) *tool.Runner {
+// runnerFor returns a runner that records into s, traced as part of the
+// run ctx belongs to. A non-nil gate replaces the configured one (to apply
+// a user's answers); calls listed in skip are not recorded again.
+func (a *Agent) runnerFor(ctx context.Context, s Session, gate tool.Gate, skip recordedCalls) *tool.Runner {
 	opts := a.cfg.RunnerOptions
 	opts.Recorder = s
 	if len(skip) > 0 {
@@ -316,7 +322,8 @@ func (a *Agent) runnerFor(s Session, gate tool.Gate, skip recordedCalls) *tool.R
 	if opts.Logger == nil {
 		opts.Logger = a.cfg.Logger
 	}
-	return tool.NewRunner(a.cfg.Tools, &opts)
+	reg := a.cfg.Telemetry.Instrument(ctx, &opts, a.cfg.Tools)
+	return tool.NewRunner(reg, &opts)
 }
 
 // toolDefs lists the tools a model is offered.

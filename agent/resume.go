@@ -55,7 +55,7 @@ func (a *Agent) Resume(ctx context.Context, s Session, answers []Answer) (*Outco
 			}
 		}
 		if len(reqs) > 0 {
-			runner := a.runnerFor(s, answeredGate{byID}, recordedCalls(reqs))
+			runner := a.runnerFor(ctx, s, answeredGate{byID}, recordedCalls(reqs))
 			if err := a.runTools(ctx, s, runner, st, reqs, out); err != nil {
 				return nil, err
 			}

@@ -197,8 +197,9 @@ func tick(refs []Reference) ([]Reference, bool) {
 	return out, changed
 }
 
-// RecordResponse appends a model response to the pool.
-func (s *Session) RecordResponse(_ context.Context, resp *llm.Response) error {
+// RecordResponse appends a model response to the pool, with the trace and
+// span ids of the span in ctx (its chat span) when tracing is on.
+func (s *Session) RecordResponse(ctx context.Context, resp *llm.Response) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := resp.Message
@@ -215,6 +216,7 @@ func (s *Session) RecordResponse(_ context.Context, resp *llm.Response) error {
 		t.Usage = &u
 	}
 	t = s.red.turn(t)
+	traced(ctx, &t)
 	return s.append(&event{Op: opPool, Turn: &t}, false)
 }
 
@@ -239,8 +241,9 @@ func (s *Session) RecordCall(_ context.Context, c *tool.Call, args json.RawMessa
 	return s.append(&event{Op: opPool, Turn: &t}, false)
 }
 
-// RecordResult appends a tool_response turn to the pool.
-func (s *Session) RecordResult(_ context.Context, c *tool.Call, r tool.Result) error {
+// RecordResult appends a tool_response turn to the pool, with the trace and
+// span ids of the span in ctx (its execute_tool span) when tracing is on.
+func (s *Session) RecordResult(ctx context.Context, c *tool.Call, r tool.Result) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	imgs, err := s.Blobs().putImages(r.Images)
@@ -249,6 +252,7 @@ func (s *Session) RecordResult(_ context.Context, c *tool.Call, r tool.Result) e
 	}
 	r.Images = imgs
 	t := s.red.turn(resultTurn(c, r, s.store.now()))
+	traced(ctx, &t)
 	return s.append(&event{Op: opPool, Turn: &t}, false)
 }
 

@@ -103,7 +103,8 @@ func (r *Runner) run(ctx context.Context, c *tool.Call, ch *child, sess agent.Se
 	maxRounds := cmp.Or(ch.def.MaxTurns, r.cfg.MaxTurns)
 	cfg := agent.Config{Provider: provider, Model: model, Tools: reg, RunnerOptions: opts, Name: ch.def.Name,
 		SystemPrompt: systemPrompt(ch.def), Instructions: r.cfg.Instructions, Root: r.cfg.Root, MaxRounds: maxRounds,
-		StopAtTools: []string{CompleteTaskName}, ParentCall: c.ID, OnEvent: prog.event, Logger: r.cfg.Logger}
+		StopAtTools: []string{CompleteTaskName}, ParentCall: c.ID, OnEvent: prog.event, Logger: r.cfg.Logger,
+		Telemetry: r.cfg.Telemetry}
 	timeout := cmp.Or(ch.def.Timeout, r.cfg.Timeout)
 	out, err := r.runOnce(ctx, cfg, sess, prompt, timeout)
 	usage, rounds := out.Usage, out.Rounds

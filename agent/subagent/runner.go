@@ -14,6 +14,7 @@ import (
 
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/otel"
 	"github.com/wieldhq/wield/schema"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
@@ -102,6 +103,10 @@ type Config struct {
 	Timeout  time.Duration
 	// GraceTimeout bounds the grace round; zero means DefaultGraceTimeout.
 	GraceTimeout time.Duration
+	// Telemetry, if set, traces each child's run: an invoke_agent span
+	// named for its agent type, a child of the parent's execute_tool span
+	// of the agent call. Nil records nothing.
+	Telemetry *otel.Telemetry
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 }
