@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/wieldhq/wield/internal/imageinfo"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/tool"
 )
@@ -68,9 +69,10 @@ func OmittedImageNote(callID, toolName string, img llm.Image) string {
 	return fmt.Sprintf("[image from call %s omitted: %s; call %s again to see it]", callID, img.Describe(), toolName)
 }
 
-// missingImageNote stands for an image whose bytes could not be read.
-func missingImageNote(callID string, img llm.Image, err error) string {
-	return fmt.Sprintf("[image from call %s unavailable: %s; %v]", callID, img.Describe(), err)
+// badImageNote stands for an image that could not be loaded or is no
+// picture a model takes.
+func badImageNote(callID string, img llm.Image, err error) string {
+	return fmt.Sprintf("[image from call %s not shown: %s; %v]", callID, img.Describe(), err)
 }
 
 func withNote(content, note string) string {
@@ -82,9 +84,13 @@ func withNote(content, note string) string {
 
 // loadImages fills in the bytes of the images in msgs that carry only a
 // hash, from s when it is an [ImageStore], caching them in cache (which
-// it trims to the images of msgs). An image it cannot load becomes a
-// note. It changes the messages of msgs in place (they are the prompt's
-// own) but not their image slices, which may be shared with the session.
+// it trims to the images of msgs), and checks every image's header: an
+// image that cannot be loaded, or is no picture a model takes (a PNG,
+// JPEG, GIF or WebP of at most imageinfo.MaxSide pixels a side), becomes
+// a note, since one bad picture would make the provider refuse every
+// request of the session. The type sent is the one the header says. It
+// changes the messages of msgs in place (they are the prompt's own) but
+// not their image slices, which may be shared with the session.
 func loadImages(s Session, msgs []llm.Message, cache map[string][]byte) {
 	store, _ := s.(ImageStore)
 	used := map[string]bool{}
@@ -94,33 +100,39 @@ func loadImages(s Session, msgs []llm.Message, cache map[string][]byte) {
 			continue
 		}
 		var imgs []llm.Image
-		changed := false
 		for _, img := range m.Images {
-			if len(img.Data) > 0 {
-				imgs = append(imgs, img)
-				continue
+			if len(img.Data) == 0 {
+				data, ok := cache[img.Hash]
+				var err error
+				switch {
+				case ok:
+				case img.Hash == "" || store == nil:
+					err = errors.New("its bytes were not kept")
+				default:
+					data, err = store.Image(img.Hash)
+				}
+				if err != nil {
+					m.Content = withNote(m.Content, badImageNote(m.ToolCallID, img, err))
+					continue
+				}
+				cache[img.Hash], used[img.Hash] = data, true
+				img.Data = data
 			}
-			changed = true
-			data, ok := cache[img.Hash]
-			var err error
-			switch {
-			case ok:
-			case img.Hash == "" || store == nil:
-				err = errors.New("its bytes were not kept")
-			default:
-				data, err = store.Image(img.Hash)
+			info, err := imageinfo.Read(img.Data)
+			if err == nil && (info.Width > imageinfo.MaxSide || info.Height > imageinfo.MaxSide) {
+				err = fmt.Errorf("it is %dx%d, more than the %d pixels a side models take", info.Width, info.Height, imageinfo.MaxSide)
 			}
 			if err != nil {
-				m.Content = withNote(m.Content, missingImageNote(m.ToolCallID, img, err))
+				m.Content = withNote(m.Content, badImageNote(m.ToolCallID, img, err))
 				continue
 			}
-			cache[img.Hash], used[img.Hash] = data, true
-			img.Data = data
+			img.MIMEType = info.MIMEType
+			if img.Width <= 0 || img.Height <= 0 {
+				img.Width, img.Height = info.Width, info.Height
+			}
 			imgs = append(imgs, img)
 		}
-		if changed {
-			m.Images = imgs
-		}
+		m.Images = imgs
 	}
 	for h := range cache {
 		if !used[h] {

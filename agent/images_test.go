@@ -3,7 +3,10 @@ package agent
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"image"
+	"image/png"
 	"log/slog"
 	"strings"
 	"testing"
@@ -24,7 +27,19 @@ func shotTool() *tool.Tool {
 	})
 }
 
-func shotBytes(id string) []byte { return []byte("\x89PNG\r\n\x1a\npicture of " + id) }
+// shotBytes returns a 64×48 PNG whose first pixel encodes id, so that
+// each call's picture has bytes of its own.
+func shotBytes(id string) []byte {
+	m := image.NewRGBA(image.Rect(0, 0, 64, 48))
+	for i := range min(len(id), 4) {
+		m.Pix[i] = id[i]
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, m); err != nil {
+		panic(err) // cannot fail on an in-memory buffer
+	}
+	return buf.Bytes()
+}
 
 // TestImageBudget runs five screenshots over two tasks in a journaled
 // session: the last request carries only the last three pictures (one of
@@ -136,5 +151,55 @@ func TestKeepImages(t *testing.T) {
 				t.Errorf("KeepImages changed its input: %+v", msgs[1])
 			}
 		})
+	}
+}
+
+// fakeStore is an ImageStore over a map.
+type fakeStore struct {
+	*MemorySession
+	blobs map[string][]byte
+}
+
+func (f fakeStore) Image(hash string) ([]byte, error) {
+	if b, ok := f.blobs[hash]; ok {
+		return b, nil
+	}
+	return nil, errors.New("no such blob")
+}
+
+// TestLoadImages checks what reaches a provider: pictures by hash are
+// loaded, their type is the one the header says, and what cannot be
+// loaded or is no picture becomes a note instead of a request the
+// provider would refuse.
+func TestLoadImages(t *testing.T) {
+	pic := shotBytes("ok")
+	s := fakeStore{NewMemorySession("s"), map[string][]byte{"h1": pic, "h2": []byte("junk")}}
+	msgs := []llm.Message{
+		{Role: llm.RoleTool, ToolCallID: "a", Content: "one", Images: []llm.Image{
+			{MIMEType: "image/jpeg", Hash: "h1"},                     // loaded, its type corrected
+			{MIMEType: "image/png", Width: 2, Height: 2, Hash: "h2"}, // no picture
+			{MIMEType: "image/png", Hash: "h3"},                      // missing
+		}},
+		{Role: llm.RoleTool, ToolCallID: "b", Images: []llm.Image{{MIMEType: "image/bmp", Data: []byte("BM")}}},
+	}
+	shared := msgs[0].Images
+	cache := map[string][]byte{"stale": nil}
+	loadImages(s, msgs, cache)
+	if len(msgs[0].Images) != 1 || msgs[0].Images[0].MIMEType != "image/png" || msgs[0].Images[0].Width != 64 || !bytes.Equal(msgs[0].Images[0].Data, pic) {
+		t.Errorf("images of a = %+v, want the loaded PNG", msgs[0].Images)
+	}
+	want := "one\n[image from call a not shown: 2x2 png; not a PNG, JPEG, GIF or WebP picture]\n" +
+		"[image from call a not shown: png; no such blob]"
+	if msgs[0].Content != want {
+		t.Errorf("content of a =\n%s\nwant\n%s", msgs[0].Content, want)
+	}
+	if msgs[1].Images != nil || msgs[1].Content != "[image from call b not shown: bmp; not a PNG, JPEG, GIF or WebP picture]" {
+		t.Errorf("b = %+v", msgs[1])
+	}
+	if shared[0].Data != nil {
+		t.Errorf("loadImages wrote into the session's image slice")
+	}
+	if _, ok := cache["stale"]; ok || !bytes.Equal(cache["h1"], pic) {
+		t.Errorf("cache = %v, want h1 only", cache)
 	}
 }
