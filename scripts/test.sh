@@ -59,6 +59,18 @@ if [ -z "$chromium" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; th
   chromium=$(command -v chromium || true)
 fi
 [ -n "$chromium" ] || { echo "test.sh: Chromium is needed by the viewer's browser tests (Debian: apt-get install chromium); install it and run again" >&2; exit 1; }
+echo "== peers: Xvfb, xterm and x11-apps"
+# The desktop tool's tests start Debian's Xvfb, launch xterm and xlogo on
+# it and drive them; a missing one fails them.
+if ! command -v Xvfb >/dev/null || ! command -v xterm >/dev/null || ! command -v xlogo >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing Debian's xvfb, xterm and x11-apps"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq xvfb xterm x11-apps >/dev/null
+  fi
+fi
+for tool in Xvfb xterm xlogo; do
+  command -v "$tool" >/dev/null || { echo "test.sh: $tool is needed by the desktop tool's tests (Debian: apt-get install xvfb xterm x11-apps); install it and run again" >&2; exit 1; }
+done
 for tool in bash git; do
   command -v "$tool" >/dev/null || { echo "test.sh: $tool is needed by the tests" >&2; exit 1; }
 done

@@ -2,19 +2,27 @@ package desktop
 
 import (
 	"bytes"
+	"cmp"
 	"compress/flate"
-	"compress/zlib"
 	"encoding/binary"
 	"fmt"
+	"hash"
+	"hash/adler32"
 	"hash/crc32"
 	"image"
+	"runtime"
+	"sync"
 
 	"github.com/jezek/xgb/xproto"
 )
 
 // grab reads the screen pixels of r, which must lie on the screen, as
-// GetImage returns them: 4 bytes a pixel, rows of 4*r.Dx() bytes.
+// GetImage returns them: 4 bytes a pixel, rows of 4*r.Dx() bytes. They
+// stay valid until the next grab.
 func (d *display) grab(r image.Rectangle) ([]byte, error) {
+	if d.shm != nil {
+		return d.shm.grab(d.root, r)
+	}
 	rep, err := xproto.GetImage(d.conn, xproto.ImageFormatZPixmap, xproto.Drawable(d.root),
 		int16(r.Min.X), int16(r.Min.Y), uint16(r.Dx()), uint16(r.Dy()), ^uint32(0)).Reply()
 	if err != nil {
@@ -127,60 +135,138 @@ func (p *picture) image() *image.RGBA {
 // 8-bit RGB with the Up filter on every row and deflate at its fastest
 // level: image/png picks a filter per row by trying all five, which
 // costs more than the compression itself, and screens (flat panels, rows
-// that repeat) compress well under Up. It is not safe for concurrent
-// use.
+// that repeat) compress well under Up. Bands of rows are compressed in
+// parallel, one per CPU, and joined into one zlib stream, as pigz does.
+// It is not safe for concurrent use.
 type encoder struct {
+	// maxBands bounds the bands; zero means one per CPU (GOMAXPROCS).
+	maxBands int
+	bands    []*band
+}
+
+// A band compresses a run of rows into a deflate stream that ends on a
+// byte boundary (a sync flush) or, for the last band, the final block.
+type band struct {
 	zbuf      bytes.Buffer
-	zw        *zlib.Writer
+	zw        *flate.Writer
+	sum       hash.Hash32
 	cur, prev []byte
+	out       []byte // the filtered row
+	err       error
 }
 
 func newEncoder() *encoder { return &encoder{} }
+
+// minBandRows is the fewest rows worth a band of their own.
+const minBandRows = 128
 
 var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 
 // encode returns p as a PNG file.
 func (e *encoder) encode(p *picture) ([]byte, error) {
-	e.zbuf.Reset()
-	if e.zw == nil {
-		zw, err := zlib.NewWriterLevel(&e.zbuf, flate.BestSpeed)
-		if err != nil {
-			return nil, err
+	n := max(1, min(cmp.Or(e.maxBands, runtime.GOMAXPROCS(0)), p.h/minBandRows))
+	for len(e.bands) < n {
+		zw, _ := flate.NewWriter(nil, flate.BestSpeed) // a valid level: no error
+		e.bands = append(e.bands, &band{zw: zw, sum: adler32.New()})
+	}
+	var wg sync.WaitGroup
+	for i, b := range e.bands[:n] {
+		y0, y1 := i*p.h/n, (i+1)*p.h/n
+		// A picture's rows are computed from the screen, so each band
+		// needs a picture of its own for the box sums.
+		q := *p
+		q.sums = nil
+		wg.Go(func() { b.encode(&q, y0, y1, i == n-1) })
+	}
+	wg.Wait()
+	size := 2 + 4
+	for _, b := range e.bands[:n] {
+		if b.err != nil {
+			return nil, fmt.Errorf("encode the screenshot: %w", b.err)
 		}
-		e.zw = zw
-	} else {
-		e.zw.Reset(&e.zbuf)
+		size += b.zbuf.Len()
 	}
-	n := 1 + 3*p.w
-	if cap(e.cur) < n {
-		e.cur, e.prev = make([]byte, n), make([]byte, n)
-	}
-	cur, prev := e.cur[:n], e.prev[:n]
-	clear(prev)
-	filtered := make([]byte, n)
-	for y := range p.h {
-		p.row(y, cur[1:])
-		filtered[0] = 2 // Up
-		for i := 1; i < n; i++ {
-			filtered[i] = cur[i] - prev[i]
-		}
-		if _, err := e.zw.Write(filtered); err != nil {
-			return nil, fmt.Errorf("encode the screenshot: %w", err)
-		}
-		cur, prev = prev, cur
-	}
-	if err := e.zw.Close(); err != nil {
-		return nil, fmt.Errorf("encode the screenshot: %w", err)
-	}
-	out := make([]byte, 0, len(pngSignature)+3*12+13+e.zbuf.Len())
+	out := make([]byte, 0, len(pngSignature)+3*12+13+size)
 	out = append(out, pngSignature...)
 	var ihdr [13]byte
 	binary.BigEndian.PutUint32(ihdr[0:], uint32(p.w))
 	binary.BigEndian.PutUint32(ihdr[4:], uint32(p.h))
 	ihdr[8], ihdr[9] = 8, 2 // 8 bits, truecolour; compression, filter and interlace 0
 	out = chunk(out, "IHDR", ihdr[:])
-	out = chunk(out, "IDAT", e.zbuf.Bytes())
+	// IDAT: a zlib stream (header, the bands' deflate data, Adler-32 of
+	// all the filtered rows), written in place.
+	out = binary.BigEndian.AppendUint32(out, uint32(size))
+	start := len(out)
+	out = append(out, "IDAT"...)
+	out = append(out, 0x78, 0x01) // deflate, 32K window, fastest
+	sum := uint32(1)
+	rowBytes := 1 + 3*p.w
+	for i, b := range e.bands[:n] {
+		out = append(out, b.zbuf.Bytes()...)
+		sum = adler32Combine(sum, b.sum.Sum32(), ((i+1)*p.h/n-i*p.h/n)*rowBytes)
+	}
+	out = binary.BigEndian.AppendUint32(out, sum)
+	out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(out[start:]))
 	return chunk(out, "IEND", nil), nil
+}
+
+// encode compresses rows y0 to y1 of p.
+func (b *band) encode(p *picture, y0, y1 int, last bool) {
+	b.zbuf.Reset()
+	b.zw.Reset(&b.zbuf)
+	b.sum.Reset()
+	b.err = nil
+	n := 1 + 3*p.w
+	if cap(b.cur) < n {
+		b.cur, b.prev, b.out = make([]byte, n), make([]byte, n), make([]byte, n)
+	}
+	cur, prev, out := b.cur[:n], b.prev[:n], b.out[:n]
+	clear(prev)
+	if y0 > 0 {
+		p.row(y0-1, prev[1:])
+	}
+	for y := y0; y < y1; y++ {
+		p.row(y, cur[1:])
+		out[0] = 2 // Up
+		for i := 1; i < n; i++ {
+			out[i] = cur[i] - prev[i]
+		}
+		b.sum.Write(out)
+		if _, err := b.zw.Write(out); err != nil {
+			b.err = err
+			return
+		}
+		cur, prev = prev, cur
+	}
+	if last {
+		b.err = b.zw.Close()
+	} else {
+		b.err = b.zw.Flush()
+	}
+}
+
+// adler32Combine returns the Adler-32 of A followed by B from the
+// checksums of A and B and the length of B (zlib's adler32_combine).
+func adler32Combine(a, b uint32, lenB int) uint32 {
+	const mod = 65521
+	rem := uint32(lenB % mod)
+	s1 := a & 0xffff
+	s2 := rem * s1 % mod
+	s1 += b&0xffff + mod - 1
+	s2 += a>>16 + b>>16 + mod - rem
+	if s1 >= mod {
+		s1 -= mod
+	}
+	if s1 >= mod {
+		s1 -= mod
+	}
+	if s2 >= 2*mod {
+		s2 -= 2 * mod
+	}
+	if s2 >= mod {
+		s2 -= mod
+	}
+	return s2<<16 | s1
 }
 
 // chunk appends a PNG chunk to b.

@@ -39,8 +39,11 @@ type display struct {
 	// Offsets of red, green and blue in a pixel of GetImage's data.
 	rOff, gOff, bOff int
 	keys             *keymap
-	server           *server // nil for the user's display
-	apps             *apps
+	// shm, when not nil, is the shared segment screenshots are read
+	// into; nil means GetImage over the socket.
+	shm    *shmImage
+	server *server // nil for the user's display
+	apps   *apps
 }
 
 // A server is a running Xvfb.
@@ -87,7 +90,7 @@ func startXvfb(ctx context.Context, cfg *Config) (_ *display, err error) {
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
 	srv := &server{cmd: cmd, exited: make(chan struct{}), stderr: &capped{max: 4096}}
 	cmd.Stderr = srv.stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("desktop: start Xvfb: %w", err)
@@ -213,6 +216,9 @@ func (d *display) setup(conn *xgb.Conn) error {
 		return err
 	}
 	d.keys = km
+	if s, err := newShmImage(conn, 4*d.width*d.height); err == nil {
+		d.shm = s
+	}
 	return nil
 }
 
@@ -240,6 +246,9 @@ func (d *display) close(grace time.Duration) {
 	}
 	if d.conn != nil {
 		d.conn.Close()
+	}
+	if d.shm != nil {
+		d.shm.close()
 	}
 	if s := d.server; s != nil {
 		pgid := s.cmd.Process.Pid

@@ -24,13 +24,16 @@
 //
 // # Screenshots and coordinates
 //
-// A screenshot is read from the X server with GetImage, scaled down to
-// fit [Config.MaxWidth], [Config.MaxHeight] and [Config.MaxPixels]
-// (1280x800 and 1.15 megapixels by default, what Anthropic recommends)
-// by averaging boxes of screen pixels, and encoded as PNG at the fastest
-// compression. Each screenshot pixel stands for a box of screen pixels;
-// a coordinate the model gives is mapped to the middle of its box, so
-// that mapping the pointer's position back gives the same coordinate.
+// A screenshot is read from the X server through a shared memory segment
+// (MIT-SHM; GetImage over the socket where the server cannot attach it),
+// scaled down to fit [Config.MaxWidth], [Config.MaxHeight] and
+// [Config.MaxPixels] (1280x800 and 1.15 megapixels by default, what
+// Anthropic recommends) by averaging boxes of screen pixels, and encoded
+// as PNG: RGB rows with the Up filter, deflated at the fastest level in
+// bands of rows, one per CPU, joined into one stream. Each screenshot
+// pixel stands for a box of screen pixels; a coordinate the model gives
+// is mapped to the middle of its box, so that mapping the pointer's
+// position back gives the same coordinate.
 //
 // # Input
 //

@@ -72,7 +72,7 @@ func (d *display) launch(cfg *Config, command string) (*app, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir = env, dir
 	cmd.Stdout, cmd.Stderr = a.output, a.output
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		a.cleanup()
 		return nil, fmt.Errorf("start %q: %w", command, err)

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package desktop
+
+import "syscall"
+
+// sysProcAttr puts a process in a process group of its own. Without
+// PR_SET_PDEATHSIG, a process outlives a wield that dies by SIGKILL.
+func sysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
