@@ -43,4 +43,15 @@
 // prompt, project instructions (AGENTS.md, else WIELD.md, found upward from
 // the workspace), the session's history, the fresh content of its active
 // file references, its todo list and the task.
+//
+// # Images
+//
+// A tool result's Images (a screenshot, an image file read) reach the
+// model beside its text, in each provider's form. A prompt keeps only the
+// newest [Config.MaxImages] of them (3 by default): each older one is
+// replaced by a one-line note naming its call ([KeepImages]), which never
+// changes once written, so a prompt's prefix stays cacheable. A durable
+// session keeps every image in its blob store and its journal names them
+// by hash; the loop reads the bytes back ([ImageStore]) for the images a
+// prompt keeps, and checks each picture's header before it is sent.
 package agent

@@ -17,6 +17,11 @@
 // and [Store.Writer], through which tools built with the store reach the
 // session a call runs in.
 //
+// The pictures of a tool result ([tool.Result.Images]) never go into the
+// journal: [Session.RecordResult] puts their bytes in the session's blob
+// store ([Session.Blobs]) and the tool_response turn keeps their hashes,
+// types and sizes ([Turn.Images]); [Session.Image] reads them back.
+//
 // # The pool
 //
 // A round of work is a transaction. [Session.Begin] opens it with the
