@@ -175,7 +175,7 @@ func (d *Desktop) scroll(in Input) (tool.Result, error) {
 	}
 	amount := in.ScrollAmount
 	if amount == 0 {
-		amount = 3
+		amount = DefaultScroll
 	}
 	if amount < 0 || amount > MaxScroll {
 		return tool.Result{}, fmt.Errorf("scroll_amount %d is out of range: give 1 to %d", amount, MaxScroll)

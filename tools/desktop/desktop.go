@@ -36,8 +36,10 @@ const (
 	// MaxDuration bounds the duration of wait and hold_key, in seconds,
 	// as Anthropic's reference implementation does.
 	MaxDuration = 100
-	// MaxScroll bounds scroll_amount.
-	MaxScroll = 100
+	// DefaultScroll is the scroll_amount of a scroll that gives none;
+	// MaxScroll bounds it.
+	DefaultScroll = 3
+	MaxScroll     = 100
 	// MaxText bounds the characters of one type action.
 	MaxText = 10_000
 )
@@ -99,7 +101,7 @@ type Input struct {
 	StartCoordinate []int   `json:"start_coordinate,omitempty" jsonschema:"[x, y] where left_click_drag starts"`
 	Text            string  `json:"text,omitempty" jsonschema:"the text to type; the keys for key and hold_key (xdotool syntax: Return, ctrl+s); for clicks and scroll, modifier keys to hold (shift, ctrl)"`
 	ScrollDirection string  `json:"scroll_direction,omitempty" enum:"up,down,left,right" jsonschema:"the direction to scroll"`
-	ScrollAmount    int     `json:"scroll_amount,omitempty" jsonschema:"how many wheel steps to scroll; default 3"`
+	ScrollAmount    int     `json:"scroll_amount,omitempty" jsonschema:"how many wheel steps to scroll"`
 	Duration        float64 `json:"duration,omitempty" jsonschema:"seconds to wait or to hold the keys"`
 	Region          []int   `json:"region,omitempty" jsonschema:"[x0, y0, x1, y1] in screenshot pixels: the part of the screen zoom shows at full resolution"`
 	Command         string  `json:"command,omitempty" jsonschema:"the command line launch runs with bash -c on the display"`
@@ -250,7 +252,7 @@ func (d *Desktop) start(ctx context.Context) error {
 func (d *Desktop) describe() string {
 	var b bytes.Buffer
 	template.Must(template.New("desktop").Parse(description)).Execute(&b, map[string]any{
-		"Width": d.scale.w, "Height": d.scale.h, "MaxDuration": MaxDuration, "MaxScroll": MaxScroll,
+		"Width": d.scale.w, "Height": d.scale.h, "MaxDuration": MaxDuration, "MaxScroll": MaxScroll, "DefaultScroll": DefaultScroll,
 		"MaxText": MaxText, "ViewOnly": d.cfg.ViewOnly, "Sandboxed": d.cfg.Sandbox != nil,
 		"Network": d.cfg.SandboxNetwork,
 	})
@@ -271,7 +273,16 @@ func (d *Desktop) call(ctx context.Context, c *tool.Call, in Input) (tool.Result
 	}
 	res, err := d.act(ctx, in)
 	if err != nil {
-		return tool.Failure(fmt.Sprintf("%s: %v", in.Action, err)), nil
+		msg := fmt.Sprintf("%s: %v", in.Action, err)
+		if d.disp.stopped() {
+			// Xvfb died (killed, out of memory): a new one starts on the
+			// next call, without the programs that ran on this one.
+			msg += fmt.Sprintf("; the display's Xvfb had exited (%v%s), and the next call starts a new, empty one",
+				d.disp.server.cmd.ProcessState, d.disp.server.stderr.tail())
+			d.disp.close(d.cfg.KillGrace)
+			d.disp = nil
+		}
+		return tool.Failure(msg), nil
 	}
 	return res, nil
 }

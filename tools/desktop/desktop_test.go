@@ -441,3 +441,24 @@ func TestProbe(t *testing.T) {
 		t.Errorf("Probe without Xvfb = %+v, want a problem naming Xvfb", st)
 	}
 }
+
+// TestDesktop_RestartsAfterXvfbDies kills Xvfb and checks that the call
+// that finds it gone says so and the next one works on a new display.
+func TestDesktop_RestartsAfterXvfbDies(t *testing.T) {
+	d := newTestDesktop(t, Config{Width: 320, Height: 240})
+	old := d.disp.name
+	srv := d.disp.server
+	if err := srv.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-srv.exited
+	res := callResult(t, d, `{"action":"screenshot"}`)
+	if res.Success || !strings.Contains(res.Error, "next call starts a new") {
+		t.Fatalf("screenshot after Xvfb died = %+v, want a failure saying a new display starts", res)
+	}
+	res = call(t, d, `{"action":"screenshot"}`)
+	if img := decode(t, res); img.Bounds().Dx() != 320 {
+		t.Errorf("screenshot on the new display is %v wide, want 320", img.Bounds())
+	}
+	t.Logf("display %s, then %s", old, res.Data.(Data).Display)
+}

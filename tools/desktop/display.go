@@ -222,13 +222,30 @@ func (d *display) setup(conn *xgb.Conn) error {
 	return nil
 }
 
-// env returns the environment variables that put an app on the display.
+// env returns the environment variables that put an app on the display:
+// the private authority file of a display wield started, the user's own
+// ($XAUTHORITY) for the user's display.
 func (d *display) env() []string {
 	env := []string{"DISPLAY=" + d.name}
 	if d.authFile != "" {
 		env = append(env, "XAUTHORITY="+d.authFile)
+	} else if a, ok := os.LookupEnv("XAUTHORITY"); ok {
+		env = append(env, "XAUTHORITY="+a)
 	}
 	return env
+}
+
+// stopped reports whether the Xvfb of d has exited.
+func (d *display) stopped() bool {
+	if d.server == nil {
+		return false
+	}
+	select {
+	case <-d.server.exited:
+		return true
+	default:
+		return false
+	}
 }
 
 // sync waits until the server has processed every request sent so far,
