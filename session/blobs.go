@@ -65,6 +65,30 @@ func (b *Blobs) putImages(imgs []tool.Image) ([]tool.Image, error) {
 	return out, nil
 }
 
+// copyImages puts into dst the pictures turns name that src holds, so
+// that a fork sees the pictures of the turns it keeps; one src lacks
+// (retention dropped it) is left out, as it was before.
+func copyImages(src, dst *Blobs, turns []Turn) error {
+	for _, t := range turns {
+		for _, img := range t.Images {
+			if img.Hash == "" || dst.Has(img.Hash) {
+				continue
+			}
+			data, err := src.Get(img.Hash)
+			if errors.Is(err, ErrBlobMissing) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if _, err := dst.Put(data); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // Dir returns the store's directory.
 func (b *Blobs) Dir() string { return b.dir }
 

@@ -83,3 +83,26 @@ func TestStoreRecordPutsImagesInBlobs(t *testing.T) {
 		t.Errorf("the blob store lacks the image")
 	}
 }
+
+// TestForkKeepsImages: a fork's journal names the pictures of the turns
+// it keeps by hash, so its blob store must hold them too.
+func TestForkKeepsImages(t *testing.T) {
+	ctx := t.Context()
+	st := newStore(t)
+	s, err := st.Create(Header{})
+	must(t, err)
+	pic := []byte("\x89PNG\r\n\x1a\n a picture")
+	must(t, s.Begin(ctx, "look"))
+	must(t, s.RecordCall(ctx, call("c1", "desktop"), json.RawMessage(`{}`)))
+	must(t, s.RecordResult(ctx, call("c1", "desktop"), tool.Result{Success: true, Images: []tool.Image{{MIMEType: "image/png", Data: pic}}}))
+	must(t, s.Commit(ctx))
+	must(t, s.Close())
+	id, err := st.Fork(s.ID(), 3)
+	must(t, err)
+	f, err := st.Open(id)
+	must(t, err)
+	defer f.Close()
+	if got, err := f.Image(HashBytes(pic)); err != nil || !bytes.Equal(got, pic) {
+		t.Errorf("the fork's Image = %q, %v; want the picture", got, err)
+	}
+}

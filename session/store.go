@@ -537,6 +537,9 @@ func (s *Store) Fork(id string, at int) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("fork %s: %w", id, err)
 	}
+	if err := copyImages(s.Blobs(id), ss.Blobs(), turns); err != nil {
+		return "", errors.Join(fmt.Errorf("fork %s: copy the pictures of its turns: %w", id, err), ss.Close())
+	}
 	return h.ID, ss.Close()
 }
 
