@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/wieldhq/wield/otel"
 )
 
 // Restart backoff of a crashed or failed server: the first restart is
@@ -63,6 +65,11 @@ type ManagerOptions struct {
 	// registries given to [Manager.Mount] are already updated by then.
 	// It must not call [Manager.Close], which waits for it.
 	OnToolsChanged func(server string)
+	// Telemetry, if set, traces each tools/call (a CLIENT span, a child
+	// of the calling tool's execute_tool span) and sends its trace context
+	// in the request's _meta, so that a server that traces continues the
+	// trace. Nil traces nothing.
+	Telemetry *otel.Telemetry
 }
 
 // A Manager connects to MCP servers and makes their tools wield tools. It

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wieldhq/wield/otel"
 	"github.com/wieldhq/wield/schema"
 	"github.com/wieldhq/wield/tool"
 )
@@ -396,7 +397,9 @@ func (s *server) call(ctx context.Context, tc *tool.Call, name string, args json
 	params := &sdk.CallToolParams{Name: name, Arguments: args}
 	token, release := c.newProgressToken(tc)
 	params.SetProgressToken(token)
+	callCtx, span := s.traceCall(callCtx, c, name, params)
 	res, err := c.session.CallTool(callCtx, params)
+	span.End(callCtx, err == nil && res.IsError, err)
 	release()
 	if err == nil {
 		s.succeeded()
@@ -432,6 +435,28 @@ func (s *server) call(ctx context.Context, tc *tool.Call, name string, args json
 		}
 	}
 	return tool.Failure(fmt.Sprintf("call of %q on mcp server %q failed: %v", name, s.name, err))
+}
+
+// traceCall starts the span of a call of the tool name on c, when the
+// manager traces, and puts its trace context into params' _meta.
+func (s *server) traceCall(ctx context.Context, c *conn, name string, params *sdk.CallToolParams) (context.Context, *otel.MCPCall) {
+	tel := s.m.opts.Telemetry
+	if tel == nil {
+		return ctx, nil
+	}
+	info := otel.MCPInfo{Tool: name, Server: s.name, SessionID: c.session.ID(), Transport: "tcp"}
+	if c.proc != nil {
+		info.Transport = "pipe"
+	}
+	if ir := c.session.InitializeResult(); ir != nil {
+		info.ProtocolVersion = ir.ProtocolVersion
+	}
+	ctx, span, trace := tel.StartMCPClient(ctx, info)
+	if params.Meta == nil {
+		params.Meta = sdk.Meta{}
+	}
+	trace.SetMeta(params.Meta)
+	return ctx, span
 }
 
 // A mount is a registry the manager keeps in step with its servers.

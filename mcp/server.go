@@ -13,6 +13,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wieldhq/wield/otel"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
 )
@@ -37,6 +38,10 @@ type ServerOptions struct {
 	// Logger receives the server's logs; nil discards them. Over
 	// stdio it must not write to standard output.
 	Logger *slog.Logger
+	// Telemetry, if set, traces each tools/call with a SERVER span that
+	// continues the caller's trace when the request's _meta carries a
+	// traceparent. Nil traces nothing.
+	Telemetry *otel.Telemetry
 }
 
 // A Server serves a tool registry over MCP. Create it with [NewServer]; it
@@ -147,14 +152,19 @@ func (s *Server) handler(name string) sdk.ToolHandler {
 		if req.Session != nil {
 			send = req.Session.NotifyProgress
 		}
-		return s.callTool(ctx, name, req.Params.Arguments, req.Params.GetProgressToken(), send), nil
+		return s.callTool(ctx, name, req.Params.Arguments, req.Params.GetProgressToken(), send, otel.FromMeta(req.Params.Meta)), nil
 	}
 }
 
 // callTool runs one tools/call: through the runner (validation, policy,
 // timeouts, bounds, recording), with progress sent to the client when it
-// gave a token.
-func (s *Server) callTool(ctx context.Context, name string, args json.RawMessage, token any, send func(context.Context, *sdk.ProgressNotificationParams) error) *sdk.CallToolResult {
+// gave a token, traced as a continuation of trace when the server traces.
+func (s *Server) callTool(ctx context.Context, name string, args json.RawMessage, token any, send func(context.Context, *sdk.ProgressNotificationParams) error, trace otel.TraceContext) (out *sdk.CallToolResult) {
+	if tel := s.opts.Telemetry; tel != nil {
+		var span *otel.MCPCall
+		ctx, span = tel.StartMCPServer(ctx, trace, otel.MCPInfo{Tool: name})
+		defer func() { span.End(ctx, out.IsError, nil) }()
+	}
 	id := "mcp-" + strconv.FormatUint(s.ids.Add(1), 10)
 	if token != nil && send != nil {
 		s.progress.Store(id, &progressTarget{send: send, token: token, ctx: ctx})

@@ -5,6 +5,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wieldhq/wield/otel"
 )
 
 // The fast paths answer a plain tools/call without the SDK, on stdio
@@ -24,6 +26,7 @@ type callParams struct {
 	Arguments json.RawMessage `json:"arguments"`
 	Meta      struct {
 		ProgressToken any `json:"progressToken"`
+		otel.TraceContext
 	} `json:"_meta"`
 }
 

@@ -165,7 +165,7 @@ func (h *httpFastPath) serveCall(w http.ResponseWriter, r *http.Request, msgID j
 		defer sse.close()
 		token, send = p.Meta.ProgressToken, sse.progress
 	}
-	res := h.srv.callTool(ctx, p.Name, p.Arguments, token, send)
+	res := h.srv.callTool(ctx, p.Name, p.Arguments, token, send, p.Meta.TraceContext)
 	if context.Cause(ctx) == errCancelledByClient {
 		if sse == nil || !sse.close() {
 			noAnswer(w, r)

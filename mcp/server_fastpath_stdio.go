@@ -139,7 +139,7 @@ func (f *fastPath) take(c *stdioConn, msg jsonrpc.Message) bool {
 			}
 			return c.writeLine(data)
 		}
-		res := f.srv.callTool(ctx, p.Name, p.Arguments, p.Meta.ProgressToken, send)
+		res := f.srv.callTool(ctx, p.Name, p.Arguments, p.Meta.ProgressToken, send, p.Meta.TraceContext)
 		f.mu.Lock()
 		delete(f.inflight, key)
 		f.mu.Unlock()
