@@ -33,6 +33,10 @@ type runConfig struct {
 	// ExpireToolResults replaces, in prompts, tool results older than this
 	// many tasks with a short note; zero keeps them all.
 	ExpireToolResults int `json:"expire_tool_results,omitempty"`
+	// MaxImages is how many tool images (screenshots, pictures read) a
+	// prompt keeps, the newest; zero means agent.DefaultMaxImages, and a
+	// negative number none.
+	MaxImages int `json:"max_images,omitempty"`
 	// Catalog adds providers and models to the built-in catalogue or
 	// overrides them (prices, windows, base URLs); see `wield models`.
 	Catalog *catalog.File `json:"catalog,omitempty"`
@@ -72,6 +76,9 @@ func (c *runConfig) merge(o runConfig) {
 	}
 	if c.ExpireToolResults == 0 {
 		c.ExpireToolResults = o.ExpireToolResults
+	}
+	if c.MaxImages == 0 {
+		c.MaxImages = o.MaxImages
 	}
 	if c.Catalog == nil {
 		c.Catalog = o.Catalog

@@ -50,6 +50,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.cfg.BaseURL, "base-url", "", "send the model's requests to this `URL` (a proxy, a gateway, a local server) instead of the provider's")
 	fl.IntVar(&f.cfg.MaxRounds, "max-rounds", 0, "stop after `N` model calls (default 10)")
 	fl.IntVar(&f.cfg.ExpireToolResults, "expire-results", 0, "in prompts, replace tool results older than `N` tasks with a short note (default 0: keep all; the session keeps them anyway)")
+	fl.IntVar(&f.cfg.MaxImages, "max-images", 0, "keep only the newest `N` tool images (screenshots, pictures read) in prompts; older ones become a one-line note (default 3; -1: none)")
 	fl.StringVar(&f.tools, "tools", "", "comma-separated `list` of tools to offer (default: all; 'prefix*' matches a family)")
 	fl.StringVar(&f.replay, "replay", "", "play the scripted model in this JSON Lines `file` instead of calling one")
 	fl.StringVar(&f.record, "record", "", "append every model response to this JSON Lines `file`, a script --replay plays back offline")
@@ -241,6 +242,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		MaxRounds:         cfg.MaxRounds,
 		StopAtTools:       planStops(f, approver != nil),
 		ExpireToolResults: cfg.ExpireToolResults,
+		MaxImages:         cfg.MaxImages,
 		OnEvent:           g.redactEvents(ws, onEvent), // secrets: see extensions.go
 		Logger:            g.logger(),
 	})
