@@ -84,6 +84,15 @@ type Config struct {
 	Sandbox *sandbox.Sandbox
 	// SandboxNetwork allows sandboxed apps the network.
 	SandboxNetwork bool
+	// ServerOutsideSandbox runs Xvfb outside [Config.Sandbox], which then
+	// holds the launched apps only. By default, when the sandbox is
+	// bubblewrap, Xvfb runs in it too, without network and writing only
+	// to its private directory and the temporary directory (its socket,
+	// lock and keymaps), so that an app that subverts the X server is
+	// still confined. The server then has an IPC namespace of its own, and
+	// screenshots travel over the socket instead of shared memory, some
+	// tens of milliseconds more. Under Landlock Xvfb always runs outside.
+	ServerOutsideSandbox bool
 	// ViewOnly offers only the actions that change nothing (screenshot,
 	// zoom, cursor_position and wait), and annotates the tool read-only,
 	// so that a policy lets it run without asking.

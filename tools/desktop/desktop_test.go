@@ -3,10 +3,12 @@ package desktop
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -378,10 +380,27 @@ func TestDesktop_LaunchSandboxed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := sandbox.New(t.Context(), sandbox.Config{Helper: []string{exe, sandbox.HelperArg}})
-	if err != nil {
-		t.Fatal(err)
+	var mechs []sandbox.Mechanism
+	for _, c := range sandbox.Probe(t.Context(), "") {
+		if c.Available && c.Level >= sandbox.LevelNetwork {
+			mechs = append(mechs, c.Mechanism)
+		}
 	}
+	if len(mechs) == 0 {
+		t.Fatal("no sandbox mechanism isolates the network here: install bubblewrap, or use a kernel with Landlock")
+	}
+	for _, m := range mechs {
+		t.Run(string(m), func(t *testing.T) {
+			sb, err := sandbox.New(t.Context(), sandbox.Config{Helper: []string{exe, sandbox.HelperArg}, Mechanism: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			testLaunchSandboxed(t, sb)
+		})
+	}
+}
+
+func testLaunchSandboxed(t *testing.T, sb *sandbox.Sandbox) {
 	d := newTestDesktop(t, Config{Width: 640, Height: 480, Sandbox: sb})
 	blank := decode(t, call(t, d, `{"action":"screenshot"}`))
 	outside := filepath.Join(t.TempDir(), "outside")
@@ -402,6 +421,61 @@ func TestDesktop_LaunchSandboxed(t *testing.T) {
 	}) {
 		t.Fatalf("timed out waiting until the sandboxed xlogo's window shows; the programs printed:%s", appOutput(d))
 	}
+
+	// Under bubblewrap Xvfb runs in the sandbox too, in a network
+	// namespace of its own.
+	xvfb := d.disp.server.cmd.Process.Pid
+	if sb.Capabilities().Mechanism == sandbox.Bubblewrap {
+		if xvfb = descendant(t, xvfb, "Xvfb"); xvfb == 0 {
+			t.Fatal("no Xvfb process under the sandbox helper")
+		}
+		mine, _ := os.Readlink("/proc/self/ns/net")
+		its, _ := os.Readlink(fmt.Sprintf("/proc/%d/ns/net", xvfb))
+		if its == "" || its == mine {
+			t.Errorf("Xvfb's network namespace is %q, ours %q: want one of its own", its, mine)
+		}
+	}
+	d.Close()
+	if err := syscall.Kill(xvfb, 0); err == nil {
+		t.Errorf("the sandboxed Xvfb (pid %d) is alive after Close", xvfb)
+	}
+}
+
+// descendant returns the pid of a process named name among the
+// descendants of pid, or 0.
+func descendant(t *testing.T, pid int, name string) int {
+	t.Helper()
+	parents := map[int]int{}
+	names := map[int]string{}
+	dirs, _ := os.ReadDir("/proc")
+	for _, e := range dirs {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+		if open < 0 || end < open {
+			continue
+		}
+		f := strings.Fields(string(b[end+2:]))
+		ppid, _ := strconv.Atoi(f[1])
+		parents[p], names[p] = ppid, string(b[open+1:end])
+	}
+	for p, n := range names {
+		if n != name {
+			continue
+		}
+		for q := parents[p]; q > 1; q = parents[q] {
+			if q == pid {
+				return p
+			}
+		}
+	}
+	return 0
 }
 
 func TestDesktop_NoXvfb(t *testing.T) {

@@ -21,6 +21,8 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
+
+	"github.com/wieldhq/wield/sandbox"
 )
 
 // A display is one X display the tool works on: an Xvfb server it started
@@ -82,12 +84,26 @@ func startXvfb(ctx context.Context, cfg *Config) (_ *display, err error) {
 		return nil, fmt.Errorf("desktop: %w", err)
 	}
 	defer r.Close()
-	args := []string{"-displayfd", "3", "-auth", d.authFile, "-nolisten", "tcp",
+	args := []string{"-displayfd", "3", "-auth", d.authFile, "-nolisten", "tcp", "-nolisten", "local",
 		"-screen", "0", fmt.Sprintf("%dx%dx24", cfg.Width, cfg.Height), "-dpi", "96", "-noreset"}
-	cmd := exec.Command(xvfb, args...)
+	argv := append([]string{xvfb}, args...)
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + dir}
+	if serverSandboxed(cfg) {
+		// Xvfb writes its socket to /tmp/.X11-unix and its lock file and
+		// compiled keymaps to /tmp: those, and the private directory, are
+		// all it may write. It never needs the network.
+		wr, err := cfg.Sandbox.Wrap(&sandbox.Command{Args: argv, Env: env, Dir: dir, Scratch: dir, Workspace: os.TempDir(),
+			CPUTime: -1, Memory: -1, MaxFileSize: -1})
+		if err != nil {
+			w.Close()
+			return nil, fmt.Errorf("desktop: Xvfb in the sandbox: %w", err)
+		}
+		argv, env = wr.Args, wr.Env
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.ExtraFiles = []*os.File{w}
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
+	cmd.Env = env
 	srv := &server{cmd: cmd, exited: make(chan struct{}), stderr: &capped{max: 4096}}
 	cmd.Stderr = srv.stderr
 	cmd.SysProcAttr = sysProcAttr()
@@ -144,6 +160,14 @@ func (d *display) dial() (*xgb.Conn, error) {
 		return nil, fmt.Errorf("desktop: connect to Xvfb on %s: %w", d.name, err)
 	}
 	return conn, nil
+}
+
+// serverSandboxed reports whether Xvfb runs in cfg's sandbox: only under
+// bubblewrap. Under Landlock an Xvfb run as root writes its compiled
+// keymaps to /var/lib/xkb (as another user, to /tmp), which the sandbox
+// forbids; and Landlock would give it no namespaces of its own.
+func serverSandboxed(cfg *Config) bool {
+	return cfg.Sandbox != nil && !cfg.ServerOutsideSandbox && cfg.Sandbox.Capabilities().Mechanism == sandbox.Bubblewrap
 }
 
 // openDisplay connects to an existing display, such as the user's own,
@@ -269,6 +293,10 @@ func (d *display) close(grace time.Duration) {
 	}
 	if s := d.server; s != nil {
 		pgid := s.cmd.Process.Pid
+		// In a sandbox, Xvfb is a grandchild in a PID namespace of its
+		// own, which dies with the sandbox's helper: wait for it too.
+		gone := descendants(pgid)
+		defer awaitGone(gone, grace)
 		syscall.Kill(-pgid, syscall.SIGTERM)
 		select {
 		case <-s.exited:

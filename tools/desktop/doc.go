@@ -51,10 +51,14 @@
 // of its own that gets SIGKILL when wield dies; X programs also end when
 // the display does. With [Config.Sandbox] the command runs in the
 // sandbox: the system read-only, writes only to a scratch directory of
-// its own, no network unless [Config.SandboxNetwork]. Xvfb itself runs
-// outside the sandbox: it must create its socket in /tmp/.X11-unix and
-// its lock file in /tmp, which the sandbox's read-only system forbids;
-// sandboxed programs reach it through the socket.
+// its own, no network unless [Config.SandboxNetwork]. When the sandbox is
+// bubblewrap, Xvfb runs in it too (see [Config.ServerOutsideSandbox]),
+// with no network and writes only to its private directory and /tmp,
+// where it must create its socket and lock file. Xvfb listens on the
+// socket in /tmp/.X11-unix only (-nolisten tcp, -nolisten local): a path
+// socket works across the sandbox's namespaces, while Landlock denies a
+// sandboxed client the abstract socket, and libxcb does not fall back
+// from that refusal.
 //
 // # Approval
 //

@@ -95,9 +95,14 @@ func (as *apps) close(grace time.Duration) {
 	list := as.list
 	as.list = nil
 	as.mu.Unlock()
+	// What an app started outside its process group, or in a sandbox's
+	// PID namespace, is awaited as well.
+	var gone []int
 	for _, a := range list {
+		gone = append(gone, descendants(a.cmd.Process.Pid)...)
 		syscall.Kill(-a.cmd.Process.Pid, syscall.SIGTERM)
 	}
+	defer awaitGone(gone, grace)
 	deadline := time.Now().Add(grace)
 	for _, a := range list {
 		select {
