@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wieldhq/wield/otel"
+	"github.com/wieldhq/wield/tool"
 )
 
 // Restart backoff of a crashed or failed server: the first restart is
@@ -103,13 +104,16 @@ type Manager struct {
 	servers map[string]*server
 	cancels map[*context.CancelCauseFunc]struct{}
 	mounts  []*mount
+	// registered holds the servers the agent added with
+	// register_mcp_server, by name: true once the user confirmed one.
+	registered map[string]bool
 }
 
 // NewManager returns a manager for servers, keyed by name. Invalid
 // configurations are kept, so that [Manager.Status] shows them, and their
 // errors come back from [Manager.Tools]. No server is started yet.
 func NewManager(servers map[string]ServerConfig, opts *ManagerOptions) *Manager {
-	m := &Manager{servers: map[string]*server{}, cancels: map[*context.CancelCauseFunc]struct{}{}}
+	m := &Manager{servers: map[string]*server{}, cancels: map[*context.CancelCauseFunc]struct{}{}, registered: map[string]bool{}}
 	if opts != nil {
 		m.opts = *opts
 	}
@@ -157,6 +161,7 @@ func (m *Manager) Remove(name string) bool {
 	m.mu.Lock()
 	s, ok := m.servers[name]
 	delete(m.servers, name)
+	delete(m.registered, name)
 	m.mu.Unlock()
 	if !ok {
 		return false
@@ -164,6 +169,35 @@ func (m *Manager) Remove(name string) bool {
 	s.shutdown()
 	m.unmountServer(s)
 	return true
+}
+
+// Track keeps reg in step with the manager's servers from now on, as
+// [Manager.Mount] does, without listing anything: reg is a copy of a
+// mounted registry (filtered by a tool list or a policy), whose tools of
+// the manager's servers become its mounted tools. The tools of those
+// servers that the copy left out stay out; the tools of servers added
+// later (register_mcp_server) join it.
+func (m *Manager) Track(reg *tool.Registry) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	mt := &mount{reg: reg, tools: map[string]*server{}, exclude: map[string]bool{}}
+	for _, other := range m.mounts {
+		for name, s := range other.tools {
+			if t, err := reg.Lookup(name); err == nil && other.reg != reg {
+				if o, _ := other.reg.Lookup(name); o == t {
+					mt.tools[name] = s
+					continue
+				}
+			}
+			if _, ok := mt.tools[name]; !ok {
+				mt.exclude[name] = true
+			}
+		}
+	}
+	for name := range mt.tools {
+		delete(mt.exclude, name)
+	}
+	m.mounts = append(m.mounts, mt)
 }
 
 // server returns the server called name.

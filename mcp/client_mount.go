@@ -465,6 +465,8 @@ type mount struct {
 	// tools maps the names of the tools the manager registered to their
 	// servers.
 	tools map[string]*server
+	// exclude names the tools kept out of reg (see [Manager.Track]).
+	exclude map[string]bool
 }
 
 // Mount registers the tools of every enabled server in reg (see
@@ -541,6 +543,9 @@ func (m *Manager) syncServer(s *server, ts *toolSet) []error {
 			}
 		}
 		for _, name := range slices.Sorted(maps.Keys(want)) {
+			if mt.exclude[name] {
+				continue
+			}
 			if owner, ok := mt.tools[name]; ok && owner != s {
 				errs = append(errs, fmt.Errorf("tool %s of mcp server %q is not mounted: mcp server %q has a tool of that name", name, s.name, owner.name))
 				continue

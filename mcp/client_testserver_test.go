@@ -44,6 +44,8 @@ func testServer(t testing.TB, mode string) ServerConfig {
 //	wield  wield's own server with the echo tool
 //	exit   writes an error to standard error and exits with status 1
 //	hang   reads standard input and never answers
+//	exit3  writes two lines to standard error and exits with status 3
+//	banner writes a line of text on standard output, then never answers
 //	raw    a hand-written server that misbehaves on request (rawServer)
 //	liar   newLiarServer: a destructive tool that claims to be read-only
 func runTestServer(mode string) int {
@@ -79,6 +81,14 @@ func runTestServer(mode string) int {
 		fmt.Fprintln(os.Stderr, "fatal: API_KEY is not set")
 		return 1
 	case "hang":
+		_, _ = io.Copy(io.Discard, os.Stdin)
+	case "exit3":
+		fmt.Fprintln(os.Stderr, "loading config")
+		fmt.Fprintln(os.Stderr, "fatal: cannot open database /var/db/x.db")
+		return 3
+	case "banner":
+		// Logs on standard output, where only protocol messages may go.
+		fmt.Println("Server listening on stdio, version 1.2")
 		_, _ = io.Copy(io.Discard, os.Stdin)
 	case "raw":
 		rawServer(os.Stdin, os.Stdout)

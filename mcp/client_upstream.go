@@ -89,7 +89,7 @@ func (s *server) status() ServerStatus {
 
 // startTimeoutError is the cause given when a start runs out of time.
 func (s *server) startTimeoutError() error {
-	return fmt.Errorf("mcp server %q did not start within %v (its startup_timeout)", s.name, s.cfg.startupTimeout())
+	return &timeoutError{fmt.Sprintf("mcp server %q did not start within %v (its startup_timeout)", s.name, s.cfg.startupTimeout())}
 }
 
 // backoff returns how long the server must wait before its next start.
@@ -304,6 +304,9 @@ type conn struct {
 	// inline reports whether progress notifications are taken from the
 	// connection as they are read (see progressConn).
 	inline atomic.Bool
+	// badFrame is why the first message that could not be read was
+	// unreadable (see progressConn), or nil.
+	badFrame atomic.Pointer[error]
 
 	mu       sync.Mutex
 	calls    map[*context.CancelCauseFunc]struct{} // calls in flight
@@ -343,6 +346,9 @@ func (s *server) connect(ctx context.Context) (*conn, error) {
 		c.proc = p
 		c.session, err = client.Connect(ctx, c.inlineProgress(&sdk.IOTransport{Reader: p.stdout, Writer: p.stdin}), nil)
 		if err != nil {
+			if bad := c.badFrame.Load(); bad != nil {
+				err = &badFrameError{err: err, frame: *bad}
+			}
 			return nil, s.stdioStartError(ctx, p, err)
 		}
 	default:
@@ -371,7 +377,7 @@ func (s *server) stdioStartError(ctx context.Context, p *process, err error) err
 	select {
 	case <-p.exited:
 		if !p.killed.Load() {
-			return fmt.Errorf("mcp server %q exited during startup (%s)%s", s.name, p.exitText(), s.stderrNote())
+			return &exitedError{msg: fmt.Sprintf("mcp server %q exited during startup (%s)%s", s.name, p.exitText(), s.stderrNote()), code: p.cmd.ProcessState.ExitCode(), handshake: err}
 		}
 	default:
 		p.kill()
@@ -534,6 +540,9 @@ type progressConn struct {
 
 func (p progressConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := p.Connection.Read(ctx)
+	if err != nil && !ioEnded(err) && ctx.Err() == nil {
+		p.c.badFrame.CompareAndSwap(nil, &err) // the first unreadable message
+	}
 	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "notifications/progress" && !req.ID.IsValid() {
 		var params sdk.ProgressNotificationParams
 		if json.Unmarshal(req.Params, &params) == nil {

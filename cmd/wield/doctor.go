@@ -61,6 +61,8 @@ type doctorServer struct {
 	State string `json:"state"`
 	Tools int    `json:"tools"`
 	Error string `json:"error,omitempty"`
+	// Diagnosis is what wield mcp doctor --json reports of the server.
+	Diagnosis *mcp.Diagnosis `json:"diagnosis,omitempty"`
 }
 
 type doctorState struct {
@@ -80,9 +82,9 @@ kept out of git?), the config, settings and MCP files it reads with any key
 it does not know, the model configured and whether its API key is set, and
 the MCP servers configured. It changes nothing and, unless asked, reaches no
 model and starts no MCP server: --check-model sends the model one tiny
-request (a few tokens), and --check-mcp starts every MCP server, lists its
-tools and stops it. Each problem is listed with what to do about it; the exit
-status is 1 when there is one.
+request (a few tokens), and --check-mcp diagnoses every MCP server as wield
+mcp doctor does (starts it, lists its tools and stops it). Each problem is
+listed with what to do about it; the exit status is 1 when there is one.
 
 Sandboxes: bubblewrap (the bwrap program) where it can create namespaces,
 else Linux Landlock with resource limits. A mechanism that is missing is
@@ -116,7 +118,7 @@ See also: wield help run, wield help mcp.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
 	cmd.Flags().BoolVar(&checkModel, "check-model", false, "send the model one tiny request to see that it answers")
-	cmd.Flags().BoolVar(&checkMCP, "check-mcp", false, "start each MCP server, list its tools, and stop it")
+	cmd.Flags().BoolVar(&checkMCP, "check-mcp", false, "start each MCP server, list its tools, and stop it (as wield mcp doctor)")
 	return cmd
 }
 
@@ -264,18 +266,22 @@ func (g *globals) checkModel(ctx context.Context, rep *doctorReport) {
 	rep.Model.Reached = "ok"
 }
 
-// checkMCP starts the workspace's MCP servers and reports each one's state.
+// checkMCP diagnoses the workspace's MCP servers as wield mcp doctor
+// does, and reports each one's state.
 func (g *globals) checkMCP(ctx context.Context, rep *doctorReport) {
 	mgr := g.mcpManager(rep.Workspace)
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	for _, err := range mgr.Start(ctx) {
+	diag, err := mgr.Diagnose(ctx)
+	if err != nil {
 		rep.Problems = append(rep.Problems, "MCP: "+err.Error())
+		return
 	}
-	for _, s := range mgr.Status() {
-		ds := doctorServer{Name: s.Name, State: fmt.Sprint(s.State), Tools: s.Tools}
-		if s.Err != nil {
-			ds.Error = s.Err.Error()
+	for _, d := range diag.Servers {
+		ds := doctorServer{Name: d.Name, State: d.Status, Tools: len(d.Mounted), Diagnosis: &d}
+		if d.Status == mcp.StatusFailed {
+			ds.Error = d.Problem
+			rep.Problems = append(rep.Problems, fmt.Sprintf("MCP server %s: %s: %s (wield mcp doctor %s says more)", d.Name, d.Problem, d.Fix, d.Name))
 		}
 		rep.MCPStatus = append(rep.MCPStatus, ds)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/agent/subagent"
+	"github.com/wieldhq/wield/mcp"
 	"github.com/wieldhq/wield/plugin"
 	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/session"
@@ -278,11 +279,17 @@ func (g *globals) extendRun(ws string, store *session.Store, pol *policy.Policy,
 	}
 }
 
-// extendGate returns the gate of a run in workspace ws: pol, with the
-// secrets the user gave hidden in every result before the model, the
-// journal and the printed events see it.
+// extendGate returns the gate of a run in workspace ws: pol, asking for
+// every call of register_mcp_server and of the tools of MCP servers the
+// agent registered that the user has not confirmed, with the secrets the
+// user gave hidden in every result before the model, the journal and the
+// printed events see it.
 func (g *globals) extendGate(ws string, pol *policy.Policy) tool.Gate {
-	return env.RedactResults(pol, g.extensions(ws).secrets)
+	var gate tool.Gate = pol
+	if g.mcp != nil {
+		gate = mcp.ConfirmGate(g.mcp, pol)
+	}
+	return env.RedactResults(gate, g.extensions(ws).secrets)
 }
 
 // redactEvents returns f, with the secrets the user gave request_env

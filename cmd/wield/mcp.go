@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wieldhq/wield/ledger"
 	"github.com/wieldhq/wield/mcp"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
@@ -66,7 +67,7 @@ Example, for Claude Code:
 Other MCP servers (configured in .mcp.json, .wield/mcp.json or
 ~/.config/wield/mcp.json, in the mcpServers format) are mounted as tools named
 mcp__<server>__<tool> in every command; wield mcp ls and wield mcp tools SERVER
-show them.
+show them, and wield mcp doctor says why one fails.
 
 See also: wield tools, wield call.`,
 		Args: cobra.NoArgs,
@@ -74,7 +75,7 @@ See also: wield tools, wield call.`,
 			return g.serveMCP(cmd.Context(), f)
 		},
 	}
-	cmd.AddCommand(newMCPListCommand(g), newMCPToolsCommand(g))
+	cmd.AddCommand(newMCPListCommand(g), newMCPToolsCommand(g), newMCPDoctorCommand(g), newMCPConfirmCommand(g))
 	fl := cmd.Flags()
 	fl.StringVar(&f.http, "http", "", "serve streamable HTTP on `HOST:PORT` instead of stdio")
 	fl.BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback --http address (needs a token)")
@@ -130,13 +131,20 @@ func (g *globals) serveMCP(ctx context.Context, f *mcpFlags) error {
 	if reg, err = pol.Filter(reg); err != nil {
 		return err
 	}
+	if g.mcp != nil {
+		g.mcp.Track(reg) // servers registered by a client's agent join the served tools
+	}
 	root, err := os.OpenRoot(ws)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
+	var gate tool.Gate = pol
+	if g.mcp != nil {
+		gate = mcp.ConfirmGate(g.mcp, pol) // a server the client's agent registered asks, so is denied here, until confirmed
+	}
 	opts := &mcp.ServerOptions{Name: "wield", Version: moduleVersion(), Root: root, Logger: g.logger(),
-		RunnerOptions: &tool.RunnerOptions{Gate: pol}}
+		RunnerOptions: &tool.RunnerOptions{Gate: gate}}
 	opts.Store, opts.SessionID = store, sessionID
 	srv, err := mcp.NewServer(reg, opts)
 	if err != nil {
@@ -320,4 +328,190 @@ See also: wield mcp ls.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print each tool's spec as JSON")
 	return cmd
+}
+
+// mcpTools returns the tools that manage the MCP servers of mgr:
+// register_mcp_server (opt-in; its registrations are recorded in the
+// sessions of deps.store) and debug_mcp_server.
+func (g *globals) mcpTools(mgr *mcp.Manager, deps toolDeps) []*tool.Tool {
+	opts := &mcp.RegisterOptions{}
+	if deps.store != nil {
+		opts.Recorder = deps.store
+	}
+	return []*tool.Tool{mcp.NewRegisterServer(mgr, opts), mcp.NewDebugServer(mgr)}
+}
+
+// resumeMCP keeps reg, a run's registry, in step with the MCP servers
+// from now on (a server the agent registers joins it), and mounts again
+// the servers the agent of sess registered before, as the session
+// recorded them (confirmed or not).
+func (g *globals) resumeMCP(ctx context.Context, ws string, reg *tool.Registry, sess *session.Session) {
+	if g.noMCP || g.mcp == nil {
+		return
+	}
+	g.mcp.Track(reg)
+	servers := sess.State().MCPServers()
+	if len(servers) == 0 {
+		return
+	}
+	for _, err := range g.mcp.Restore(ctx, servers, g.mcpLookup(ws)) {
+		g.logger().Warn("MCP server the agent registered", "session", sess.ID(), "err", err)
+	}
+}
+
+// mcpLookup returns how the values of a registered server's variables
+// are found when it is mounted again: the values the user gave
+// request_env in this process, then wield's environment.
+func (g *globals) mcpLookup(ws string) func(string) (string, bool) {
+	vars := g.extensions(ws).vars
+	return func(name string) (string, bool) {
+		if v, _, ok := vars.Lookup(name); ok {
+			return v, true
+		}
+		return os.LookupEnv(name)
+	}
+}
+
+// applyMCP brings the running MCP servers in line with an undo just
+// applied: the servers it took away are stopped and unmounted, those it
+// brought back are mounted again.
+func (g *globals) applyMCP(ctx context.Context, ws string, plan *ledger.Plan, sess *session.Session) {
+	if g.mcp == nil || len(plan.MCP) == 0 {
+		return
+	}
+	confirmed := map[string]bool{}
+	for _, s := range sess.State().MCPServers() {
+		confirmed[s.Added.Name] = s.Confirmed
+	}
+	for _, a := range plan.MCP {
+		g.mcp.Remove(a.Name)
+		if a.Remove {
+			continue
+		}
+		cfg, err := mcp.ConfigOf(a.Server, g.mcpLookup(ws))
+		if err != nil {
+			g.logger().Warn("MCP server brought back", "err", err)
+		}
+		if err := g.mcp.AddRegistered(a.Name, cfg, confirmed[a.Name]); err != nil {
+			g.logger().Warn("MCP server brought back", "server", a.Name, "err", err)
+			continue
+		}
+		_, errs := g.mcp.MountServer(ctx, a.Name)
+		for _, err := range errs {
+			g.logger().Warn("MCP server brought back", "server", a.Name, "err", err)
+		}
+	}
+}
+
+// newMCPDoctorCommand is `wield mcp doctor`.
+func newMCPDoctorCommand(g *globals) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor [NAME] [--json]",
+		Short: "start each MCP server as wield would and report what goes wrong",
+		Long: `Doctor starts each configured MCP server (or only NAME) in a process of its
+own, as wield would, and reports: how it is reached (command or URL), the
+initialize handshake (protocol version, server name and version,
+capabilities), how long the start and tools/list took, its tools and those
+whose input schema wield cannot use, the last lines of its standard error
+(from .wield/logs/mcp/NAME.log), and, when it failed, where (config, start,
+initialize, tools/list), why in words (command not found, exited with status
+N before answering, no answer within its startup_timeout, HTTP 401, text that
+is not a JSON-RPC message on standard output) and what to do. Each server is
+stopped afterwards.
+
+The --json flag prints the report as JSON: {"v": 1, "servers": [...]}, one
+object per server with the fields above (see docs/cli.md).
+
+The exit status is 0 when every server started (disabled ones are not
+started), 1 when one failed, and 2 for an unknown NAME.
+
+The model has the same report as the debug_mcp_server tool.
+
+See also: wield mcp ls, wield mcp tools, wield doctor --check-mcp.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ws, err := g.workspace()
+			if err != nil {
+				return err
+			}
+			rep, err := g.mcpManager(ws).Diagnose(cmd.Context(), args...)
+			if err != nil {
+				return &exitError{exitUsage, fmt.Errorf("%w (wield mcp ls lists the servers)", err)}
+			}
+			if asJSON {
+				err = writeJSON(g, rep)
+			} else {
+				err = rep.Format(g.stdout)
+			}
+			if err == nil && !rep.Healthy() {
+				return &exitError{exitToolFailure, nil}
+			}
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	return cmd
+}
+
+// newMCPConfirmCommand is `wield mcp confirm`.
+func newMCPConfirmCommand(g *globals) *cobra.Command {
+	var sessionID string
+	cmd := &cobra.Command{
+		Use:   "confirm NAME [--session ID]",
+		Short: "trust an MCP server the agent registered, so that its tools stop asking at every call",
+		Long: `Confirm records in a session that you trust the MCP server NAME, which the
+agent registered there with register_mcp_server. Until then every call of its
+tools asks you first, whatever the permission mode or rules; afterwards the
+rules and the mode decide its calls as for any server from a project's
+.mcp.json (its tools still count as destructive: what it claims of them is
+only a label). The confirmation holds when the session is resumed, and is
+for this registration: a server registered again with another command or URL
+asks again.
+
+The session is the workspace's latest unless --session names one; it must
+not be running.
+
+See also: wield mcp doctor, wield undo.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sess, _, err := g.undoSession(sessionID)
+			if err != nil {
+				return err
+			}
+			defer sess.Close()
+			name := args[0]
+			var found *session.MCPServer
+			servers := sess.State().MCPServers()
+			for i := range servers {
+				if servers[i].Added.Name == name {
+					found = &servers[i]
+				}
+			}
+			if found == nil {
+				return &exitError{exitUsage, fmt.Errorf("session %s: the agent registered no MCP server %q that is still in effect", sess.ID(), name)}
+			}
+			if found.Confirmed {
+				fmt.Fprintf(g.stdout, "MCP server %q is already confirmed in session %s\n", name, sess.ID())
+				return nil
+			}
+			if _, err := sess.AppendMCPServer(session.MCPServerRecord{Action: session.MCPServerConfirm, Name: name}); err != nil {
+				return err
+			}
+			what := found.Added.URL
+			if what == "" {
+				what = strings.Join(append([]string{found.Added.Command}, found.Added.Args...), " ")
+			}
+			fmt.Fprintf(g.stdout, "confirmed MCP server %q (%s) in session %s\n", name, what, sess.ID())
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&sessionID, "session", "", "the session `ID` (default: the workspace's session written last)")
+	return cmd
+}
+
+// workspaceOrEmpty returns the workspace, or "" when there is none.
+func (g *globals) workspaceOrEmpty() string {
+	ws, _ := g.workspace()
+	return ws
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wieldhq/wield/mcp"
 	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/fs"
@@ -92,6 +93,8 @@ func (g *globals) newApprover(in io.Reader, p *policy.Policy, ws string) *termin
 // what is wrong).
 func approvalPreview(pal palette, p *policy.Policy, c *tool.Call, name string, args json.RawMessage) string {
 	switch name {
+	case "register_mcp_server": // the names of its variables, never their values
+		return mcp.DescribeRegistration(args)
 	case "write_file", "replace":
 		ch, err := fs.Preview(c, name, args)
 		if err != nil {

@@ -31,6 +31,10 @@ var examples = map[string]string{
   wield mcp --http 127.0.0.1:8808            # over streamable HTTP`,
 	"wield mcp ls":    `  wield mcp ls`,
 	"wield mcp tools": `  wield mcp tools github`,
+	"wield mcp doctor": `  wield mcp doctor                           # every configured server
+  wield mcp doctor github --json             # one server, as JSON`,
+	"wield mcp confirm": `  wield mcp confirm helper                   # in the latest session
+  wield mcp confirm helper --session 20261125-101500-a1b2c3`,
 	"wield session": `  wield session ls
   wield session show 20261125-030554-0535c6`,
 	"wield session ls":     `  wield session ls`,

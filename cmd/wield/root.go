@@ -252,8 +252,10 @@ func (g *globals) registry(ctx context.Context, ws string, deps toolDeps) (*tool
 		for _, err := range mgr.Mount(ctx, reg) {
 			log.Warn("MCP server", "err", err)
 		}
-		if err := reg.Register(mcp.NewRegisterServer(mgr)); err != nil {
-			return nil, err
+		for _, t := range g.mcpTools(mgr, deps) { // see mcp.go
+			if err := reg.Register(t); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return reg, nil

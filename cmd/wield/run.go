@@ -193,6 +193,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		return nil, err
 	}
 	g.reportOpenChange(sess)                                   // see undo.go
+	g.resumeMCP(ctx, ws, reg, sess)                            // see mcp.go
 	if err := startPlanMode(sess, store, pol, f); err != nil { // see plan.go
 		sess.Close()
 		root.Close()

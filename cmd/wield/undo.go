@@ -242,9 +242,19 @@ type undoOutcome struct {
 	ToRound  int             `json:"to_round,omitempty"`
 	Hide     *[2]int         `json:"hide_turns,omitempty"`
 	Actions  []actionJSON    `json:"actions"`
+	MCP      []mcpActionJSON `json:"mcp_servers,omitempty"`
 	Applied  bool            `json:"applied"`
 	Rewind   *session.Rewind `json:"rewind,omitempty"`
 	Conflict []string        `json:"conflicts,omitempty"`
+}
+
+// mcpActionJSON is an MCP server the agent registered that an undo
+// takes away ("remove") or brings back ("add").
+type mcpActionJSON struct {
+	Name    string `json:"name"`
+	Action  string `json:"action"`
+	Command string `json:"command,omitempty"`
+	URL     string `json:"url,omitempty"`
 }
 
 type actionJSON struct {
@@ -263,6 +273,13 @@ func (g *globals) applyPlan(ctx context.Context, sess *session.Session, plan *le
 	}
 	for _, a := range plan.Actions {
 		out.Actions = append(out.Actions, actionJSON{Path: a.Path, Root: a.Root, Kind: a.Kind, Conflict: a.Conflict, Problem: a.Problem})
+	}
+	for _, a := range plan.MCP {
+		j := mcpActionJSON{Name: a.Name, Action: session.MCPServerAdd, Command: a.Server.Command, URL: a.Server.URL}
+		if a.Remove {
+			j.Action = session.MCPServerRemove
+		}
+		out.MCP = append(out.MCP, j)
 	}
 	if !f.asJSON {
 		g.previewPlan(sess.State(), plan)
@@ -309,11 +326,15 @@ func (g *globals) applyPlan(ctx context.Context, sess *session.Session, plan *le
 	if err != nil {
 		return err
 	}
+	g.applyMCP(ctx, g.workspaceOrEmpty(), plan, sess) // see mcp.go
 	out.Applied, out.Rewind = true, &res.Rewind
 	if f.asJSON {
 		return writeJSON(g, out)
 	}
 	fmt.Fprintf(g.stdout, "undone: %d file(s) restored", len(res.Applied))
+	if n := len(plan.MCP); n > 0 {
+		fmt.Fprintf(g.stdout, ", %d MCP server(s) taken away or brought back", n)
+	}
 	if plan.Hide != [2]int{} {
 		fmt.Fprintf(g.stdout, ", turns %d-%d hidden from the prompt", plan.Hide[0], plan.Hide[1])
 	}
@@ -372,7 +393,18 @@ func (g *globals) previewPlanTo(w io.Writer, st *session.State, plan *ledger.Pla
 	for _, h := range plan.Unhide {
 		fmt.Fprintf(w, "  show turns %d-%d in the model's prompt again\n", h[0], h[1])
 	}
-	if len(plan.Actions) == 0 && plan.Hide == [2]int{} && len(plan.Unhide) == 0 {
+	for _, a := range plan.MCP {
+		what := a.Server.URL
+		if what == "" {
+			what = strings.Join(append([]string{a.Server.Command}, a.Server.Args...), " ")
+		}
+		verb := "remount"
+		if a.Remove {
+			verb = "unmount"
+		}
+		fmt.Fprintf(w, "  %-10s MCP server %s (%s), registered by the agent\n", verb, a.Name, what)
+	}
+	if len(plan.Actions) == 0 && plan.Hide == [2]int{} && len(plan.Unhide) == 0 && len(plan.MCP) == 0 {
 		fmt.Fprintln(w, "  (no file to change)")
 	}
 }
@@ -393,6 +425,16 @@ type roundJSON struct {
 	Task    string     `json:"task,omitempty"`
 	Status  string     `json:"status"`
 	Changes []fileJSON `json:"changes,omitempty"`
+	// MCP are the MCP servers the agent registered in the round, and
+	// those an undo in it took away or brought back.
+	MCP []mcpRecordJSON `json:"mcp_servers,omitempty"`
+}
+
+type mcpRecordJSON struct {
+	Name   string `json:"name"`
+	Action string `json:"action"`
+	Group  string `json:"group"`
+	Undone bool   `json:"undone,omitempty"`
 }
 
 type fileJSON struct {
@@ -442,6 +484,12 @@ func (g *globals) printLedger(store *session.Store, st *session.State, asJSON bo
 			rounds[r.Round-1].Changes = append(rounds[r.Round-1].Changes, f)
 		}
 	}
+	for _, r := range st.MCPServerLog {
+		if r.Group == "" || r.Round < 1 || r.Round > len(rounds) {
+			continue
+		}
+		rounds[r.Round-1].MCP = append(rounds[r.Round-1].MCP, mcpRecordJSON{Name: r.Name, Action: r.Action, Group: r.Group, Undone: st.GroupUndone(r.Group)})
+	}
 	bytes, n, err := store.Blobs(st.Header.ID).Usage()
 	if err != nil {
 		return err
@@ -462,6 +510,13 @@ func (g *globals) printLedger(store *session.Store, st *session.State, asJSON bo
 				by += " " + c.Call
 			}
 			fmt.Fprintf(g.stdout, "  %-8s %-40s %s, %s%s\n", c.Change, c.Path, c.Group, by, state)
+		}
+		for _, m := range r.MCP {
+			state := ""
+			if m.Undone {
+				state = "  (undone)"
+			}
+			fmt.Fprintf(g.stdout, "  mcp %-4s %-40s %s%s\n", m.Action, m.Name, m.Group, state)
 		}
 	}
 	fmt.Fprintf(g.stdout, "saved contents: %d blob(s), %s\n", n, formatBytes(bytes))
@@ -548,6 +603,7 @@ func (g *globals) undoInChat(ctx context.Context, sess *session.Session, in io.R
 	if err != nil {
 		return "", err
 	}
+	g.applyMCP(ctx, g.workspaceOrEmpty(), plan, sess) // see mcp.go
 	return fmt.Sprintf("undone: %d file(s) restored (/undo again takes it back)", len(res.Applied)), nil
 }
 
