@@ -206,12 +206,18 @@ type PruneReport struct {
 	Dropped int
 }
 
+// PruneKeepImages is the number of the newest tool images that
+// [Session.PruneBlobs] never drops: more than a prompt keeps.
+const PruneKeepImages = 16
+
 // PruneBlobs keeps the session's blob store under limit bytes (zero means
-// DefaultBlobLimit): when it is over, it removes the contents of the
-// oldest changes first, those found by snapshots (shell changes) before
-// those the tools reported, and never the contents of the newest version
-// of a file. Undoing a change whose content was dropped skips that file
-// and says why. The ledger's records stay.
+// DefaultBlobLimit): when it is over, it removes first the pictures of
+// old tool results (all but the newest PruneKeepImages; prompts show
+// older ones as a note anyway), then the contents of the oldest changes,
+// those found by snapshots (shell changes) before those the tools
+// reported, and never the contents of the newest version of a file.
+// Undoing a change whose content was dropped skips that file and says
+// why. The ledger's records and the turns' image hashes stay.
 func (s *Session) PruneBlobs(limit int64) (PruneReport, error) {
 	if limit <= 0 {
 		limit = DefaultBlobLimit
@@ -236,6 +242,23 @@ func (s *Session) PruneBlobs(limit int64) (PruneReport, error) {
 	}
 	var order []string
 	listed := map[string]bool{}
+	// Pictures that are also file contents are left to the file order.
+	files := map[string]bool{}
+	for i := range st.Files {
+		files[st.Files[i].BeforeHash], files[st.Files[i].AfterHash] = true, true
+	}
+	var images []string
+	for _, turns := range [][]Turn{st.Turns, st.Pool} {
+		for i := range turns {
+			for _, img := range turns[i].Images {
+				if img.Hash != "" && !files[img.Hash] && !listed[img.Hash] {
+					listed[img.Hash] = true
+					images = append(images, img.Hash)
+				}
+			}
+		}
+	}
+	order = append(order, images[:max(len(images)-PruneKeepImages, 0)]...)
 	for _, shellFirst := range []bool{true, false} {
 		for i := range st.Files {
 			r := &st.Files[i]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"testing"
 
@@ -104,5 +105,45 @@ func TestForkKeepsImages(t *testing.T) {
 	defer f.Close()
 	if got, err := f.Image(HashBytes(pic)); err != nil || !bytes.Equal(got, pic) {
 		t.Errorf("the fork's Image = %q, %v; want the picture", got, err)
+	}
+}
+
+// TestPruneBlobsDropsOldImagesFirst: over the limit, the pictures of old
+// results go before any file content, the newest PruneKeepImages stay,
+// and a picture that is also a file's content is left to the file order.
+func TestPruneBlobsDropsOldImagesFirst(t *testing.T) {
+	ctx := t.Context()
+	st := newStore(t)
+	s, err := st.Create(Header{})
+	must(t, err)
+	defer s.Close()
+	pic := func(i int) []byte { return bytes.Repeat([]byte{byte(i)}, 1000) }
+	fileContent, err := s.Blobs().Put(pic(99))
+	must(t, err)
+	must(t, s.AppendFileRecords([]FileRecord{{Root: "/r", Path: "a.png", AfterHash: fileContent, Source: SourceTool}}))
+	must(t, s.Begin(ctx, "look"))
+	n := PruneKeepImages + 4
+	for i := range n {
+		c := call(fmt.Sprint("c", i), "desktop")
+		must(t, s.RecordCall(ctx, c, json.RawMessage(`{}`)))
+		imgs := []tool.Image{{MIMEType: "image/png", Data: pic(i)}}
+		if i == 0 {
+			imgs = append(imgs, tool.Image{MIMEType: "image/png", Data: pic(99)}) // read_file of a.png
+		}
+		must(t, s.RecordResult(ctx, c, tool.Result{Success: true, Images: imgs}))
+	}
+	must(t, s.Commit(ctx))
+	rep, err := s.PruneBlobs(int64(1000 * (PruneKeepImages + 2)))
+	must(t, err)
+	if rep.Dropped != 3 {
+		t.Errorf("PruneBlobs = %+v, want 3 pictures dropped", rep)
+	}
+	for i := range n {
+		if got, want := s.Blobs().Has(HashBytes(pic(i))), i >= 3; got != want {
+			t.Errorf("picture %d kept = %v, want %v", i, got, want)
+		}
+	}
+	if !s.Blobs().Has(fileContent) {
+		t.Errorf("the newest content of a.png was dropped")
 	}
 }
