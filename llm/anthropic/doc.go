@@ -23,7 +23,9 @@
 // ([schema.Anthropic]) and tool names in the form the API accepts
 // ([schema.Names]); calls in the reply come back under wield's names.
 // Consecutive tool results become one user message of tool_result blocks,
-// in the order of the calls they answer. An assistant message is sent as
+// in the order of the calls they answer; a result's pictures
+// ([llm.Message.Images]) follow its text inside its tool_result, as image
+// blocks of base64 data. An assistant message is sent as
 // its thinking blocks (unchanged, see below), its text, then its tool_use
 // blocks; arguments that are not a JSON object (the model wrote broken
 // JSON, and the runner told it so) are sent back as {}. An assistant

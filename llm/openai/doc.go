@@ -25,6 +25,11 @@
 // max_completion_tokens to OpenAI itself, which rejects the older name, and
 // as max_tokens elsewhere, which every compatible server knows.
 //
+// A tool message takes no picture on chat completions, so the pictures of
+// a round's results ([llm.Message.Images]) follow the results in one user
+// message: before each picture (an image_url part with a data URL) a text
+// part names the call it belongs to ([ImageNote]).
+//
 // # Replies
 //
 // Replies are streamed ("stream": true, with usage in a last chunk) unless
@@ -88,7 +93,9 @@
 // package (ResponseNewParams and its input item and tool unions). Leading
 // system messages become the instructions; user messages, assistant
 // messages, function_call items (with the call id as call_id) and
-// function_call_output items make up the input. Tools are function tools
+// function_call_output items make up the input; the output of a result
+// with pictures is a list of an input_text item and input_image items
+// (data URLs). Tools are function tools
 // with the same non-strict schemas and provider-legal names as in chat
 // completions. max_tokens is sent as max_output_tokens,
 // [Config.ReasoningEffort] and [Config.ReasoningSummary] as reasoning.effort
