@@ -28,7 +28,7 @@
 // "user" content of functionResponse parts ({"output": result}), in the
 // order of the calls, each matched to its call by id and carrying the
 // call's name; a result's pictures travel inside its functionResponse, as
-// inlineData parts (Gemini 3 and the computer-use models read them). Ids the model did not give (Gemini before version 3 gives
+// its inlineData parts (a multimodal function response). Ids the model did not give (Gemini before version 3 gives
 // none) are made up here as "gemini_{responseId}_{n}" and are not sent
 // back. Tool schemas are rewritten by [schema.Gemini] into the OpenAPI
 // subset function declarations accept, and tool names into the names the
