@@ -79,29 +79,33 @@ func (p *picture) row(y int, dst []byte) {
 	}
 	sums := p.sums
 	clear(sums)
+	rs, gs, bs := 8*f.r, 8*f.g, 8*f.b
 	y0, y1 := boxStart(y, p.h, p.sh), boxStart(y+1, p.h, p.sh)
 	for sy := y0; sy < y1; sy++ {
 		src := p.src[4*p.sw*sy : 4*p.sw*(sy+1)]
 		if p.xs == nil { // only rows are averaged
 			for x := range p.w {
-				s := src[4*x : 4*x+4 : 4*x+4]
-				sums[3*x] += uint32(s[f.r])
-				sums[3*x+1] += uint32(s[f.g])
-				sums[3*x+2] += uint32(s[f.b])
+				v := binary.LittleEndian.Uint32(src[4*x:])
+				s := sums[3*x : 3*x+3 : 3*x+3]
+				s[0] += v >> rs & 0xff
+				s[1] += v >> gs & 0xff
+				s[2] += v >> bs & 0xff
 			}
 			continue
 		}
+		sx := 0
 		for x := range p.w {
 			var r, g, b uint32
-			for sx := p.xs[x]; sx < p.xs[x+1]; sx++ {
-				s := src[4*sx : 4*sx+4 : 4*sx+4]
-				r += uint32(s[f.r])
-				g += uint32(s[f.g])
-				b += uint32(s[f.b])
+			for end := p.xs[x+1]; sx < end; sx++ {
+				v := binary.LittleEndian.Uint32(src[4*sx:])
+				r += v >> rs & 0xff
+				g += v >> gs & 0xff
+				b += v >> bs & 0xff
 			}
-			sums[3*x] += r
-			sums[3*x+1] += g
-			sums[3*x+2] += b
+			s := sums[3*x : 3*x+3 : 3*x+3]
+			s[0] += r
+			s[1] += g
+			s[2] += b
 		}
 	}
 	rows := uint32(y1 - y0)

@@ -195,7 +195,9 @@ func New(cfg Config) (*Desktop, error) {
 	d.tool = tool.New(tool.Spec{
 		Name:        "desktop",
 		Description: d.describe(),
-		Annotations: tool.Annotations{ReadOnly: cfg.ViewOnly, OpenWorld: true},
+		// Like the memory tool, the tool is annotated as its most dangerous
+		// action: launch runs any command.
+		Annotations: tool.Annotations{ReadOnly: cfg.ViewOnly, Destructive: !cfg.ViewOnly, OpenWorld: true},
 	}, d.call)
 	return d, nil
 }

@@ -359,8 +359,8 @@ func TestDesktop_ViewOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if full.Tool().Spec().Annotations.ReadOnly {
-		t.Error("the full desktop is annotated read-only")
+	if ann := full.Tool().Spec().Annotations; ann.ReadOnly || !ann.Destructive {
+		t.Errorf("the full desktop is annotated %+v, want destructive (launch runs commands)", ann)
 	}
 }
 
