@@ -11,13 +11,14 @@ import (
 
 // screenshot captures r of the screen, scales the whole screen to the
 // model's size (a region is shown at full resolution unless it is larger
-// than the bounds) and returns it as a PNG image.
-func (d *Desktop) screenshot(r image.Rectangle, prefix string) (tool.Result, error) {
+// than the bounds) and returns it as a PNG image, in the result of
+// action.
+func (d *Desktop) screenshot(action string, r image.Rectangle, prefix string) (tool.Result, error) {
 	pic, err := d.capture(r)
 	if err != nil {
 		return tool.Result{}, err
 	}
-	data, err := d.data("screenshot")
+	data, err := d.data(action)
 	if err != nil {
 		return tool.Result{}, err
 	}
@@ -68,15 +69,12 @@ func (d *Desktop) zoom(region []int) (tool.Result, error) {
 	// The screen pixels of the boxes of the region's picture pixels.
 	r := image.Rect(boxStart(region[0], d.scale.w, d.disp.width), boxStart(region[1], d.scale.h, d.disp.height),
 		boxStart(region[2], d.scale.w, d.disp.width), boxStart(region[3], d.scale.h, d.disp.height))
-	res, err := d.screenshot(r, "")
+	res, err := d.screenshot("zoom", r, "")
 	if err != nil {
 		return res, err
 	}
 	res.Output = fmt.Sprintf("zoom on %v (screen pixels %d,%d to %d,%d) at %dx%d; coordinates in this picture are not screen coordinates",
 		region, r.Min.X, r.Min.Y, r.Max.X, r.Max.Y, res.Images[0].Width, res.Images[0].Height)
-	data := res.Data.(Data)
-	data.Action = "zoom"
-	res.Data = data
 	return res, nil
 }
 

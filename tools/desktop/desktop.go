@@ -233,13 +233,13 @@ func (d *Desktop) Close() error {
 	return nil
 }
 
-// ErrClosed is the error of a call after [Desktop.Close].
-var ErrClosed = errors.New("desktop: closed")
+// errClosed fails the calls made after [Desktop.Close].
+var errClosed = errors.New("desktop: closed")
 
 // start starts or opens the display; the caller holds d.mu.
 func (d *Desktop) start(ctx context.Context) error {
 	if d.closed {
-		return ErrClosed
+		return errClosed
 	}
 	if d.disp != nil {
 		return nil
@@ -303,7 +303,7 @@ func (d *Desktop) act(ctx context.Context, in Input) (tool.Result, error) {
 	disp := d.disp
 	switch in.Action {
 	case "screenshot":
-		return d.screenshot(image.Rect(0, 0, disp.width, disp.height), "")
+		return d.screenshot(in.Action, image.Rect(0, 0, disp.width, disp.height), "")
 	case "zoom":
 		return d.zoom(in.Region)
 	case "cursor_position":
@@ -315,7 +315,7 @@ func (d *Desktop) act(ctx context.Context, in Input) (tool.Result, error) {
 		if err := pause(ctx, seconds(in.Duration)); err != nil {
 			return tool.Result{}, err
 		}
-		return d.screenshot(image.Rect(0, 0, disp.width, disp.height), fmt.Sprintf("waited %gs; ", in.Duration))
+		return d.screenshot(in.Action, image.Rect(0, 0, disp.width, disp.height), fmt.Sprintf("waited %gs; ", in.Duration))
 	case "left_click", "right_click", "middle_click", "double_click", "triple_click":
 		return d.click(in)
 	case "mouse_move":
@@ -373,9 +373,9 @@ func (d *Desktop) act(ctx context.Context, in Input) (tool.Result, error) {
 	return tool.Result{}, fmt.Errorf("unknown action %q", in.Action)
 }
 
-// coordinate checks a coordinate argument and maps it to the screen.
-// Optional coordinates may be absent: then the pointer stays where it is,
-// and ok is false.
+// coordinate checks a coordinate argument and maps it to the screen. An
+// optional coordinate may be absent: then x and y are -1, and the pointer
+// stays where it is.
 func (d *Desktop) coordinate(name string, c []int, optional bool) (x, y int, err error) {
 	if c == nil && optional {
 		return -1, -1, nil
