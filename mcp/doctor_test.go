@@ -5,9 +5,13 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tool/tooltest"
@@ -173,4 +177,32 @@ func TestDebugServer(t *testing.T) {
 			t.Errorf("debug_mcp_server(%s) = %s\nwant success %v and %q", tt.args, res.ForModel(), tt.success, tt.want)
 		}
 	}
+}
+
+// FuzzStderrLines reads arbitrary log files: what it quotes is at most
+// maxStderrLines lines of valid UTF-8, none empty, none a header of the
+// log, all from the latest run.
+func FuzzStderrLines(f *testing.F) {
+	f.Add("--- 2026-11-25T07:00:00Z: started pid 1: x\nold\n--- 2026-11-25T07:00:01Z: exited: exit status 1\n--- 2026-11-25T07:01:00Z: started pid 2: x\nnew\n")
+	f.Add("no header\n\n\xff\xfe\n")
+	f.Add(strings.Repeat("line\n", 50))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, log string) {
+		path := filepath.Join(dir, "s.log")
+		if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		lines := stderrLines(&stderrSink{path: path})
+		if len(lines) > maxStderrLines {
+			t.Fatalf("%d lines", len(lines))
+		}
+		for _, l := range lines {
+			if l == "" || strings.HasPrefix(l, "--- ") || !utf8.ValidString(l) || strings.Contains(l, "\n") {
+				t.Fatalf("line %q", l)
+			}
+		}
+		if strings.HasSuffix(log, ": started pid 2: x\nnew\n") && !slices.Contains(lines, "new") {
+			t.Fatalf("the latest run's line is missing: %q", lines)
+		}
+	})
 }

@@ -1,6 +1,8 @@
 package session_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -116,4 +118,48 @@ func TestMCPServerRecordChecked(t *testing.T) {
 	if n := len(s.State().MCPServerLog); n != 0 {
 		t.Errorf("%d records kept", n)
 	}
+}
+
+// FuzzMCPServerRecords reads journals with arbitrary mcp_server records
+// among file records and rewinds: whatever loads folds to servers in
+// effect that are adds, each name once, and groups placed within the
+// file records.
+func FuzzMCPServerRecords(f *testing.F) {
+	h := `"` + strings.Repeat("a", 64) + `"`
+	f.Add(`{"op":"mcp_server","mcp_server":{"action":"add","name":"x","command":"c","round":1,"group":"round:1"}}` + "\n" +
+		`{"op":"mcp_server","mcp_server":{"action":"confirm","name":"x"}}` + "\n" +
+		`{"op":"files","files":[{"root":"/w","path":"a","after_hash":` + h + `,"round":1,"group":"round:2","source":"tool"}]}` + "\n" +
+		`{"op":"rewind","rewind":{"seq":1,"reverts":["round:1"]}}` + "\n" +
+		`{"op":"mcp_server","mcp_server":{"action":"remove","name":"x","round":1,"group":"rewind:1"}}` + "\n")
+	f.Add(`{"op":"mcp_server","mcp_server":{"action":"add","name":"x","url":"http://h","round":1,"group":"g"}}` + "\n" +
+		`{"op":"mcp_server","mcp_server":{"action":"add","name":"x","url":"http://i","round":1,"group":"g"}}` + "\n")
+	f.Add(`{"op":"mcp_server","mcp_server":{"action":"rename","name":"x","group":"g"}}` + "\n")
+	f.Add(`{"op":"mcp_server"}` + "\n")
+	f.Fuzz(func(t *testing.T, lines string) {
+		dir := t.TempDir()
+		header := `{"wield_session":1,"id":"f","created_at":"2026-11-23T12:00:00Z"}` + "\n"
+		if err := os.WriteFile(filepath.Join(dir, "f.jsonl"), []byte(header+lines), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		st, err := (&session.Store{Dir: dir}).Load("f")
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for _, m := range st.MCPServers() {
+			if m.Added.Action != session.MCPServerAdd || m.Added.Name == "" || seen[m.Added.Name] {
+				t.Fatalf("in effect: %+v", m)
+			}
+			seen[m.Added.Name] = true
+		}
+		groups, pos := st.MCPGroups()
+		if len(groups) != len(pos) {
+			t.Fatalf("%d groups, %d positions", len(groups), len(pos))
+		}
+		for _, p := range pos {
+			if p < 0 || p > len(st.Files) {
+				t.Fatalf("position %d of %d file records", p, len(st.Files))
+			}
+		}
+	})
 }
