@@ -75,6 +75,21 @@ for tool in bash git; do
   command -v "$tool" >/dev/null || { echo "test.sh: $tool is needed by the tests" >&2; exit 1; }
 done
 
+echo "== peers: the OpenTelemetry Collector"
+# The tracing test sends a run's spans to a real collector: the small one
+# in otel/internal/collector (OTLP receiver, file exporter), a module of
+# its own pinned by its go.sum. Its build takes minutes cold, so the binary
+# is kept between runs, named for the module's contents.
+collector_key=$(cat otel/internal/collector/go.mod otel/internal/collector/go.sum otel/internal/collector/main.go | sha256sum | cut -c1-16)
+collector_dir="${XDG_CACHE_HOME:-$HOME/.cache}/wield/otelcol"
+export WIELD_OTELCOL="$collector_dir/collector-$collector_key"
+if [ ! -x "$WIELD_OTELCOL" ]; then
+  echo "building the test collector (cached in $collector_dir)"
+  mkdir -p "$collector_dir"
+  (cd otel/internal/collector && go build -trimpath -o "$WIELD_OTELCOL.tmp" .)
+  mv "$WIELD_OTELCOL.tmp" "$WIELD_OTELCOL"
+fi
+
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then

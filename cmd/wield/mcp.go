@@ -144,7 +144,7 @@ func (g *globals) serveMCP(ctx context.Context, f *mcpFlags) error {
 		gate = mcp.ConfirmGate(g.mcp, pol) // a server the client's agent registered asks, so is denied here, until confirmed
 	}
 	opts := &mcp.ServerOptions{Name: "wield", Version: moduleVersion(), Root: root, Logger: g.logger(),
-		RunnerOptions: &tool.RunnerOptions{Gate: gate}}
+		RunnerOptions: &tool.RunnerOptions{Gate: gate}, Telemetry: g.telemetry(ws)}
 	opts.Store, opts.SessionID = store, sessionID
 	srv, err := mcp.NewServer(reg, opts)
 	if err != nil {

@@ -36,6 +36,7 @@ type globals struct {
 	memoryWS    string
 	ext         *extState    // see extensions.go
 	desktop     desktopState // see desktop.go
+	tracing     tracingState // see tracing.go
 
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -85,6 +86,7 @@ See also: wield help run, wield help session.`,
 	pf.BoolVar(&g.noMCP, "no-mcp", false, "do not mount the tools of the MCP servers in .mcp.json and mcp.json files")
 	g.code.register(pf)    // --sandbox, --ask-model: see code.go
 	g.desktop.register(pf) // --desktop: see desktop.go
+	g.tracing.register(pf) // --trace-content: see tracing.go
 	root.AddCommand(
 		newRunCommand(g),
 		newChatCommand(g),
@@ -193,6 +195,7 @@ func (g *globals) close() error {
 	}
 	errs = append(errs, g.code.close())
 	errs = append(errs, g.desktop.close())
+	errs = append(errs, g.tracing.close()) // after the MCP servers' last calls
 	return errors.Join(errs...)
 }
 
@@ -206,7 +209,7 @@ func (g *globals) mcpManager(ws string) *mcp.Manager {
 			g.logger().Warn("MCP server configuration", "err", err)
 		}
 		g.mcp = mcp.NewManager(servers, &mcp.ManagerOptions{Dir: ws, LogDir: workspace.Layout{Root: ws}.MCPLogs(),
-			Logger: g.logger(), Version: moduleVersion()})
+			Logger: g.logger(), Version: moduleVersion(), Telemetry: g.telemetry(ws)})
 	}
 	return g.mcp
 }

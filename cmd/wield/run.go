@@ -134,6 +134,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 			return nil, &exitError{exitUsage, err}
 		}
 		provider, cfg.Model, modelName, priced = metered, mc.Model, mc.String(), metered.Known()
+		g.tracing.provider = genAIProvider(mc.Provider.Name) // see tracing.go
 		chosen = &mc
 		modelFor = g.modelResolver(cfg, f.cfg.BaseURL, cat)
 	}
@@ -216,7 +217,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	}
 	if wantAgents { // subagents: see agents.go
 		err := g.addAgents(ws, &f.agents, pol, reg, subagent.Config{Provider: provider, Model: cfg.Model, RunnerOptions: runnerOptions,
-			Store: store, Root: root, Instructions: instructions}, modelFor)
+			Store: store, Root: root, Instructions: instructions, Telemetry: g.telemetry(ws)}, modelFor)
 		if err != nil {
 			sess.Close()
 			root.Close()
@@ -246,6 +247,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		MaxImages:         cfg.MaxImages,
 		OnEvent:           g.redactEvents(ws, onEvent), // secrets: see extensions.go
 		Logger:            g.logger(),
+		Telemetry:         g.telemetry(ws), // see tracing.go
 	})
 	if err != nil {
 		sess.Close()

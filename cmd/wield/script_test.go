@@ -1,17 +1,16 @@
 package main
 
 import (
-	"context"
-	"os"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"wield": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-	})
+	// wield is main itself, signal handling included: a test may stop a
+	// long-running wield (mcp --http) with SIGTERM, as a service manager
+	// would.
+	testscript.Main(m, map[string]func(){"wield": main})
 }
 
 // TestScripts runs the CLI scripts in testdata/script, as cmd/go does.

@@ -43,15 +43,16 @@ func factories() (otelcol.Factories, error) {
 	}, nil
 }
 
-// quietTelemetry is the collector's own telemetry: warnings and errors
-// logged to standard error, no metrics or traces of its own. The
+// quietTelemetry is the collector's own telemetry: its log on standard
+// error (tests wait for "Everything is ready" there), no metrics or traces
+// of its own. The
 // upstream factory (otelconftelemetry) would bring Prometheus and every
 // cloud's resource detector, doubling the build.
 func quietTelemetry() telemetry.Factory {
 	return telemetry.NewFactory(func() component.Config { return &struct{}{} },
 		telemetry.WithCreateLogger(func(context.Context, telemetry.LoggerSettings, component.Config) (*zap.Logger, component.ShutdownFunc, error) {
 			cfg := zap.NewProductionConfig()
-			cfg.Level = zap.NewAtomicLevelAt(zapcore.WarnLevel)
+			cfg.Level = zap.NewAtomicLevelAt(zapcore.InfoLevel)
 			cfg.OutputPaths, cfg.ErrorOutputPaths = []string{"stderr"}, []string{"stderr"}
 			l, err := cfg.Build()
 			if err != nil {
