@@ -249,11 +249,12 @@ func (a *Agent) runTools(ctx context.Context, s Session, runner *tool.Runner, st
 // results returns the tool messages' contents for reqs, as results for the
 // loop guard.
 func (st *runState) results(reqs []tool.Request) []tool.Result {
-	byID := map[string]string{}
-	for _, m := range st.round {
-		if m.Role == llm.RoleTool {
-			byID[m.ToolCallID] = m.Content
-		}
+	// The round's results are the tool messages after its assistant
+	// message, at the end: reading back from there keeps a round's cost
+	// independent of how many rounds the run has had.
+	byID := make(map[string]string, len(reqs))
+	for i := len(st.round) - 1; i >= 0 && st.round[i].Role == llm.RoleTool; i-- {
+		byID[st.round[i].ToolCallID] = st.round[i].Content
 	}
 	out := make([]tool.Result, len(reqs))
 	for i, r := range reqs {

@@ -139,6 +139,9 @@ type Provider struct {
 	// openAI reports whether the endpoint is OpenAI's own, which wants
 	// max_completion_tokens instead of max_tokens.
 	openAI bool
+	// enc keeps the encoding of the messages and tool lists a
+	// conversation sends again each round (see request.go).
+	enc wire.EncodeCache
 }
 
 // New returns a provider for cfg. It reads OPENAI_API_KEY when cfg.APIKey

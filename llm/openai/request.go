@@ -23,6 +23,13 @@ type call struct {
 }
 
 // buildRequest returns the call for req.
+//
+// The body is the SDK's encoding, assembled from pieces: each message and
+// the tool list are encoded once and kept in the provider's cache, so
+// that a round encodes only what is new (a conversation resends its whole
+// history every round), and the envelope (model, limits, stream options)
+// is encoded with neither. The result is the same JSON object the SDK
+// makes of the whole request, with messages and tools first.
 func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	model := req.Model
 	if model == "" {
@@ -32,49 +39,38 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 		return nil, errors.New("openai: no model named; set the model (for example gpt-4.1-mini, or a local model name for Ollama)")
 	}
 	names := &wire.Names{}
-	params := openaisdk.ChatCompletionNewParams{Model: shared.ChatModel(model)}
-	for i, t := range req.Tools {
-		wire, err := names.Wire(t.Name)
-		if err != nil {
-			return nil, fmt.Errorf("openai: %w", err)
-		}
-		def := shared.FunctionDefinitionParam{Name: wire}
-		if t.Description != "" {
-			def.Description = param.NewOpt(t.Description)
-		}
-		if len(bytes.TrimSpace(t.InputSchema)) > 0 {
-			raw, _, err := schema.OpenAI(t.InputSchema, false)
-			if err != nil {
-				return nil, fmt.Errorf("openai: tool %d (%s): input schema: %w", i+1, t.Name, err)
-			}
-			var ps shared.FunctionParameters
-			if err := json.Unmarshal(raw, &ps); err != nil {
-				return nil, fmt.Errorf("openai: tool %d (%s): input schema: %w", i+1, t.Name, err)
-			}
-			def.Parameters = ps
-		} else {
-			def.Parameters = shared.FunctionParameters{"type": "object", "properties": map[string]any{}}
-		}
-		params.Tools = append(params.Tools, openaisdk.ChatCompletionFunctionTool(def))
+	tools, err := p.toolsJSON(req.Tools, names)
+	if err != nil {
+		return nil, err
 	}
-	var pictures []openaisdk.ChatCompletionContentPartUnionParam
+	parts := make([][]byte, 0, len(req.Messages)+1)
+	size := len(tools)
+	var key wire.CacheKey
+	var pictures []llm.Message // the tool messages of the current run that carry pictures
 	for i, m := range req.Messages {
-		msg, err := message(m, names)
+		b, err := p.messageJSON(&key, m, names)
 		if err != nil {
 			return nil, fmt.Errorf("openai: message %d: %w", i+1, err)
 		}
-		params.Messages = append(params.Messages, msg)
-		if m.Role == llm.RoleTool {
-			pictures = append(pictures, imageParts(m)...)
+		parts = append(parts, b)
+		size += len(b) + 1
+		if m.Role == llm.RoleTool && hasPicture(m) {
+			pictures = append(pictures, m)
 		}
 		// A tool message takes no picture: the pictures of a run of results
 		// follow it in one user message, so that the results stay together
 		// after their calls.
 		if len(pictures) > 0 && (i+1 == len(req.Messages) || req.Messages[i+1].Role != llm.RoleTool) {
-			params.Messages = append(params.Messages, openaisdk.UserMessage(pictures))
+			b, err := p.picturesJSON(pictures)
+			if err != nil {
+				return nil, fmt.Errorf("openai: message %d: pictures: %w", i+1, err)
+			}
+			parts = append(parts, b)
+			size += len(b) + 1
 			pictures = nil
 		}
 	}
+	params := openaisdk.ChatCompletionNewParams{Model: shared.ChatModel(model)}
 	if req.MaxTokens > 0 {
 		if p.openAI {
 			params.MaxCompletionTokens = param.NewOpt(int64(req.MaxTokens))
@@ -94,11 +90,150 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 		params.StreamOptions.IncludeUsage = param.NewOpt(true)
 		params.SetExtraFields(map[string]any{"stream": true})
 	}
-	body, err := json.Marshal(params)
+	envelope, err := json.Marshal(params)
 	if err != nil {
 		return nil, fmt.Errorf("openai: encode request: %w", err)
 	}
+	if len(envelope) < 2 || envelope[0] != '{' || envelope[1] == '}' {
+		return nil, fmt.Errorf("openai: encode request: unexpected envelope %.40q", envelope)
+	}
+	body := make([]byte, 0, size+len(envelope)+32)
+	body = append(body, `{"messages":[`...)
+	for i, b := range parts {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, b...)
+	}
+	body = append(body, ']', ',')
+	if tools != nil {
+		body = append(body, `"tools":`...)
+		body = append(body, tools...)
+		body = append(body, ',')
+	}
+	body = append(body, envelope[1:]...)
 	return &call{body: body, names: names, model: model}, nil
+}
+
+// toolsJSON returns the encoded tool list of a request (nil for none),
+// from the cache when the same list was sent before. It gives every tool
+// its wire name in names, in order, either way.
+func (p *Provider) toolsJSON(tools []llm.ToolDef, names *wire.Names) ([]byte, error) {
+	if len(tools) == 0 {
+		return nil, nil
+	}
+	wires := make([]string, len(tools))
+	k := new(wire.CacheKey)
+	p.enc.Reset(k)
+	k.String("tools")
+	for i, t := range tools {
+		w, err := names.Wire(t.Name)
+		if err != nil {
+			return nil, fmt.Errorf("openai: %w", err)
+		}
+		wires[i] = w
+		k.String(w)
+		k.String(t.Name)
+		k.String(t.Description)
+		k.Bytes(t.InputSchema)
+	}
+	return p.enc.Encoded(k, func() ([]byte, error) {
+		var list []openaisdk.ChatCompletionToolUnionParam
+		for i, t := range tools {
+			def := shared.FunctionDefinitionParam{Name: wires[i]}
+			if t.Description != "" {
+				def.Description = param.NewOpt(t.Description)
+			}
+			if len(bytes.TrimSpace(t.InputSchema)) > 0 {
+				raw, _, err := schema.OpenAI(t.InputSchema, false)
+				if err != nil {
+					return nil, fmt.Errorf("openai: tool %d (%s): input schema: %w", i+1, t.Name, err)
+				}
+				var ps shared.FunctionParameters
+				if err := json.Unmarshal(raw, &ps); err != nil {
+					return nil, fmt.Errorf("openai: tool %d (%s): input schema: %w", i+1, t.Name, err)
+				}
+				def.Parameters = ps
+			} else {
+				def.Parameters = shared.FunctionParameters{"type": "object", "properties": map[string]any{}}
+			}
+			list = append(list, openaisdk.ChatCompletionFunctionTool(def))
+		}
+		b, err := json.Marshal(list)
+		if err != nil {
+			return nil, fmt.Errorf("openai: encode tools: %w", err)
+		}
+		return b, nil
+	})
+}
+
+// messageJSON returns the encoding of one message, from the cache when it
+// was sent before with the same wire names. k is scratch space for the
+// key.
+func (p *Provider) messageJSON(k *wire.CacheKey, m llm.Message, names *wire.Names) ([]byte, error) {
+	p.enc.Reset(k)
+	k.String(string(m.Role))
+	k.String(m.Content)
+	k.String(m.ToolCallID)
+	k.Int(len(m.ToolCalls))
+	for _, c := range m.ToolCalls {
+		w, err := names.Wire(c.Name)
+		if err != nil {
+			return nil, err
+		}
+		k.String(c.ID)
+		k.String(w)
+		k.Bytes(c.Arguments)
+	}
+	if b, ok := p.enc.Get(k); ok {
+		return b, nil
+	}
+	msg, err := message(m, names)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return nil, err
+	}
+	p.enc.Put(k, b)
+	return b, nil
+}
+
+// hasPicture reports whether a tool message carries a picture to send.
+func hasPicture(m llm.Message) bool {
+	for _, img := range m.Images {
+		if len(img.Data) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// picturesJSON returns the encoding of the user message that carries the
+// pictures of a run of tool messages.
+func (p *Provider) picturesJSON(ms []llm.Message) ([]byte, error) {
+	k := new(wire.CacheKey)
+	p.enc.Reset(k)
+	k.String("pictures")
+	for _, m := range ms {
+		k.String(m.ToolCallID)
+		k.String(m.ToolName)
+		k.Int(len(m.Images))
+		for _, img := range m.Images {
+			k.String(img.MIMEType)
+			k.Int(img.Width)
+			k.Int(img.Height)
+			k.Bytes(img.Data)
+		}
+	}
+	return p.enc.Encoded(k, func() ([]byte, error) {
+		var parts []openaisdk.ChatCompletionContentPartUnionParam
+		for _, m := range ms {
+			parts = append(parts, imageParts(m)...)
+		}
+		return json.Marshal(openaisdk.UserMessage(parts))
+	})
 }
 
 // imageParts returns the parts of the user message that carries a tool

@@ -1,0 +1,123 @@
+package wire
+
+import (
+	"hash/maphash"
+	"sync"
+)
+
+// DefaultCacheBytes bounds an [EncodeCache] whose Max is zero.
+const DefaultCacheBytes = 64 << 20
+
+// An EncodeCache keeps the wire encoding of the messages a conversation
+// sends again with every request. A conversation only grows, so a round
+// encodes its new messages and copies the bytes of the others: the cost
+// of building a request no longer grows with the encoder's work on the
+// whole history, only with a copy of it.
+//
+// Entries are keyed by a 128-bit hash of everything the encoding depends
+// on (two [maphash] hashes with seeds of the process's own, which no input
+// can aim at). When the cached bytes pass Max, the cache starts empty
+// again. It is safe for concurrent use; the zero value is ready.
+type EncodeCache struct {
+	// Max bounds the bytes kept; zero means [DefaultCacheBytes].
+	Max int
+
+	once    sync.Once
+	seeds   [2]maphash.Seed
+	mu      sync.Mutex
+	entries map[[2]uint64][]byte
+	size    int
+}
+
+// A CacheKey is the hash of what one encoding depends on. Write every
+// input of the encoding to it, each field once and in a fixed order. A
+// key is prepared by [EncodeCache.Reset] and can be reused after another
+// Reset.
+type CacheKey struct {
+	h [2]maphash.Hash
+}
+
+// Reset prepares k for the inputs of a new encoding.
+func (c *EncodeCache) Reset(k *CacheKey) {
+	c.once.Do(func() { c.seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()} })
+	k.h[0].SetSeed(c.seeds[0])
+	k.h[1].SetSeed(c.seeds[1])
+}
+
+// String adds s, with its length, so that fields cannot run into each
+// other.
+func (k *CacheKey) String(s string) {
+	k.Int(len(s))
+	k.h[0].WriteString(s)
+	k.h[1].WriteString(s)
+}
+
+// Bytes adds b, with its length.
+func (k *CacheKey) Bytes(b []byte) {
+	k.Int(len(b))
+	k.h[0].Write(b)
+	k.h[1].Write(b)
+}
+
+// Int adds n.
+func (k *CacheKey) Int(n int) {
+	var b [8]byte
+	u := uint64(n)
+	for i := range b {
+		b[i] = byte(u >> (8 * i))
+	}
+	k.h[0].Write(b[:])
+	k.h[1].Write(b[:])
+}
+
+func (k *CacheKey) sum() [2]uint64 { return [2]uint64{k.h[0].Sum64(), k.h[1].Sum64()} }
+
+// Get returns the bytes cached for k. They must not be changed.
+func (c *EncodeCache) Get(k *CacheKey) ([]byte, bool) {
+	sum := k.sum()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.entries[sum]
+	return b, ok
+}
+
+// Put keeps b as the encoding for k. The cache owns b from then on.
+func (c *EncodeCache) Put(k *CacheKey, b []byte) {
+	sum := k.sum()
+	max := c.Max
+	if max <= 0 {
+		max = DefaultCacheBytes
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil || c.size+len(b) > max {
+		c.entries = make(map[[2]uint64][]byte)
+		c.size = 0
+	}
+	if len(b) <= max {
+		c.entries[sum] = b
+		c.size += len(b)
+	}
+}
+
+// Encoded returns the bytes cached for k, or calls encode, keeps what it
+// returns and returns that. An error is returned and nothing kept. The
+// bytes returned must not be changed.
+func (c *EncodeCache) Encoded(k *CacheKey, encode func() ([]byte, error)) ([]byte, error) {
+	if b, ok := c.Get(k); ok {
+		return b, nil
+	}
+	b, err := encode()
+	if err != nil {
+		return nil, err
+	}
+	c.Put(k, b)
+	return b, nil
+}
+
+// Len returns how many encodings the cache holds.
+func (c *EncodeCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
