@@ -125,6 +125,9 @@ type Provider struct {
 	cfg      Config
 	endpoint *url.URL // BaseURL + /v1/messages
 	wire     *wire.Client
+	// enc keeps the encoding of the messages and tool lists a
+	// conversation sends again each round (see request.go).
+	enc wire.EncodeCache
 }
 
 // New returns a provider for cfg. It reads ANTHROPIC_API_KEY when

@@ -60,6 +60,13 @@ func DefaultMaxTokensFor(model string, thinkingBudget int) int {
 }
 
 // buildRequest returns the call for req.
+//
+// The body is the SDK's encoding, assembled from pieces: each message the
+// API sees (a run of tool results is one) and the tool list are encoded
+// once and kept in the provider's cache, so that a round encodes only
+// what is new, and the envelope (model, limits, system, thinking) is
+// encoded without them. The result is the same JSON object the SDK makes
+// of the whole request, with messages and tools first.
 func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	model := req.Model
 	if model == "" {
@@ -70,14 +77,12 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 		return nil, err
 	}
 	names := &wire.Names{}
-	params := anthropicsdk.MessageNewParams{Model: anthropicsdk.Model(model), MaxTokens: int64(maxTokens)}
-	for i, t := range req.Tools {
-		tool, err := toolParam(t, names)
-		if err != nil {
-			return nil, fmt.Errorf("anthropic: tool %d (%s): %w", i+1, t.Name, err)
-		}
-		params.Tools = append(params.Tools, anthropicsdk.ToolUnionParam{OfTool: tool})
+	tools, err := p.toolsJSON(req.Tools, names)
+	if err != nil {
+		return nil, err
 	}
+	params := anthropicsdk.MessageNewParams{Model: anthropicsdk.Model(model), MaxTokens: int64(maxTokens)}
+	var turns []turn
 	for i := 0; i < len(req.Messages); i++ {
 		m := req.Messages[i]
 		switch m.Role {
@@ -89,7 +94,7 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 			if m.Content == "" {
 				return nil, fmt.Errorf("anthropic: message %d: a user message has no text, which the API rejects", i+1)
 			}
-			params.Messages = append(params.Messages, anthropicsdk.NewUserMessage(anthropicsdk.NewTextBlock(m.Content)))
+			turns = append(turns, turn{lo: i, hi: i + 1})
 		case llm.RoleTool:
 			// Consecutive results answer one assistant message: they go in one
 			// user message, in the order of its calls.
@@ -97,41 +102,218 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 			for j < len(req.Messages) && req.Messages[j].Role == llm.RoleTool {
 				j++
 			}
-			msg, err := toolResults(req.Messages[i:j], lastCalls(req.Messages[:i]))
-			if err != nil {
-				return nil, fmt.Errorf("anthropic: message %d: %w", i+1, err)
-			}
-			params.Messages = append(params.Messages, msg)
+			turns = append(turns, turn{lo: i, hi: j})
 			i = j - 1
 		case llm.RoleAssistant:
-			msg, err := assistant(m, names)
-			if err != nil {
-				return nil, fmt.Errorf("anthropic: message %d: %w", i+1, err)
-			}
-			if len(msg.Content) > 0 { // an empty assistant message says nothing; the API rejects it
-				params.Messages = append(params.Messages, msg)
+			if !emptyAssistant(m) { // an empty assistant message says nothing; the API rejects it
+				turns = append(turns, turn{lo: i, hi: i + 1})
 			}
 		default:
 			return nil, fmt.Errorf("anthropic: message %d: unknown role %q", i+1, m.Role)
 		}
 	}
-	if len(params.Messages) == 0 {
+	if len(turns) == 0 {
 		return nil, errors.New("anthropic: the request has no user message; the API needs at least one")
+	}
+	// The last stable turn, the last assistant message before the newest
+	// turn, carries a prompt-cache breakpoint.
+	if !p.cfg.NoCache {
+		for k := len(turns) - 2; k >= 0; k-- {
+			if req.Messages[turns[k].lo].Role == llm.RoleAssistant {
+				turns[k].breakpoint = true
+				break
+			}
+		}
+	}
+	parts := make([][]byte, len(turns))
+	size := len(tools)
+	var key wire.CacheKey
+	for k, t := range turns {
+		b, err := p.turnJSON(&key, req.Messages, t, names)
+		if err != nil {
+			return nil, fmt.Errorf("anthropic: message %d: %w", t.lo+1, err)
+		}
+		parts[k] = b
+		size += len(b) + 1
 	}
 	if p.cfg.ThinkingBudget > 0 {
 		params.Thinking = anthropicsdk.ThinkingConfigParamOfEnabled(int64(p.cfg.ThinkingBudget))
 	} else if req.Temperature != nil {
 		params.Temperature = param.NewOpt(*req.Temperature)
 	}
-	if !p.cfg.NoCache {
-		setBreakpoints(&params)
+	if n := len(params.System); n > 0 && !p.cfg.NoCache {
+		params.System[n-1].CacheControl = anthropicsdk.NewCacheControlEphemeralParam()
 	}
 	params.SetExtraFields(map[string]any{"stream": true})
-	body, err := json.Marshal(params)
+	envelope, err := json.Marshal(params)
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: encode request: %w", err)
 	}
+	if len(envelope) < 2 || envelope[0] != '{' || envelope[1] == '}' {
+		return nil, fmt.Errorf("anthropic: encode request: unexpected envelope %.40q", envelope)
+	}
+	body := make([]byte, 0, size+len(envelope)+32)
+	body = append(body, `{"messages":[`...)
+	for k, b := range parts {
+		if k > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, b...)
+	}
+	body = append(body, ']', ',')
+	if tools != nil {
+		body = append(body, `"tools":`...)
+		body = append(body, tools...)
+		body = append(body, ',')
+	}
+	body = append(body, envelope[1:]...)
 	return &call{body: body, names: names, model: model}, nil
+}
+
+// A turn is one message of the API's conversation: wield's messages
+// lo to hi (a user message, an assistant message, or a run of tool
+// results), and whether it carries the prompt-cache breakpoint.
+type turn struct {
+	lo, hi     int
+	breakpoint bool
+}
+
+// emptyAssistant reports whether an assistant message has nothing the
+// API would be sent: no thinking block of this provider's, no text, no
+// call.
+func emptyAssistant(m llm.Message) bool {
+	if m.Content != "" || len(m.ToolCalls) > 0 {
+		return false
+	}
+	for _, t := range m.Thinking {
+		if t.Provider == providerName && (t.Redacted != "" || t.Signature != "") {
+			return false
+		}
+	}
+	return true
+}
+
+// turnJSON returns the encoding of one turn of msgs, from the cache when
+// it was sent before the same way. k is scratch space for the key.
+func (p *Provider) turnJSON(k *wire.CacheKey, msgs []llm.Message, t turn, names *wire.Names) ([]byte, error) {
+	p.enc.Reset(k)
+	if t.breakpoint {
+		k.Int(1)
+	} else {
+		k.Int(0)
+	}
+	first := msgs[t.lo]
+	k.String(string(first.Role))
+	var calls []llm.ToolCall
+	if first.Role == llm.RoleTool {
+		// The order of the results follows the calls they answer.
+		calls = lastCalls(msgs[:t.lo])
+		k.Int(len(calls))
+		for _, c := range calls {
+			k.String(c.ID)
+		}
+	}
+	for _, m := range msgs[t.lo:t.hi] {
+		k.String(m.Content)
+		k.String(m.ToolCallID)
+		k.Int(len(m.Thinking))
+		for _, th := range m.Thinking {
+			k.String(th.Provider)
+			k.String(th.Redacted)
+			k.String(th.Signature)
+			k.String(th.Text)
+		}
+		k.Int(len(m.ToolCalls))
+		for _, c := range m.ToolCalls {
+			w, err := names.Wire(c.Name)
+			if err != nil {
+				return nil, err
+			}
+			k.String(c.ID)
+			k.String(w)
+			k.Bytes(c.Arguments)
+		}
+		k.Int(len(m.Images))
+		for _, img := range m.Images {
+			k.String(img.MIMEType)
+			k.Bytes(img.Data)
+		}
+	}
+	if b, ok := p.enc.Get(k); ok {
+		return b, nil
+	}
+	var msg anthropicsdk.MessageParam
+	var err error
+	switch first.Role {
+	case llm.RoleUser:
+		msg = anthropicsdk.NewUserMessage(anthropicsdk.NewTextBlock(first.Content))
+	case llm.RoleTool:
+		msg, err = toolResults(msgs[t.lo:t.hi], calls)
+	default:
+		msg, err = assistant(first, names)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t.breakpoint {
+		markLastCacheable(&msg)
+	}
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return nil, err
+	}
+	p.enc.Put(k, b)
+	return b, nil
+}
+
+// toolsJSON returns the encoded tool list of a request (nil for none),
+// the last tool carrying a prompt-cache breakpoint unless caching is off,
+// from the cache when the same list was sent before. It gives every tool
+// its wire name in names, in order, either way.
+func (p *Provider) toolsJSON(tools []llm.ToolDef, names *wire.Names) ([]byte, error) {
+	if len(tools) == 0 {
+		return nil, nil
+	}
+	k := new(wire.CacheKey)
+	p.enc.Reset(k)
+	k.String("tools")
+	if p.cfg.NoCache {
+		k.Int(0)
+	} else {
+		k.Int(1)
+	}
+	for _, t := range tools {
+		w, err := names.Wire(t.Name)
+		if err != nil {
+			return nil, fmt.Errorf("anthropic: tool %s: %w", t.Name, err)
+		}
+		k.String(w)
+		k.String(t.Name)
+		k.String(t.Description)
+		k.Bytes(t.InputSchema)
+	}
+	if b, ok := p.enc.Get(k); ok {
+		return b, nil
+	}
+	list := make([]anthropicsdk.ToolUnionParam, 0, len(tools))
+	for i, t := range tools {
+		tool, err := toolParam(t, names)
+		if err != nil {
+			return nil, fmt.Errorf("anthropic: tool %d (%s): %w", i+1, t.Name, err)
+		}
+		list = append(list, anthropicsdk.ToolUnionParam{OfTool: tool})
+	}
+	if !p.cfg.NoCache {
+		if cc := list[len(list)-1].GetCacheControl(); cc != nil {
+			*cc = anthropicsdk.NewCacheControlEphemeralParam()
+		}
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: encode tools: %w", err)
+	}
+	p.enc.Put(k, b)
+	return b, nil
 }
 
 // toolParam converts one tool definition.
@@ -264,33 +446,14 @@ func callInput(args json.RawMessage) json.RawMessage {
 	return args
 }
 
-// setBreakpoints marks the prompt-cache breakpoints: the last system
-// block, the last tool, and the last cacheable block of the last stable
-// turn (the last assistant message before the newest user turn), three
-// of the four the API allows.
-func setBreakpoints(params *anthropicsdk.MessageNewParams) {
-	ephemeral := anthropicsdk.NewCacheControlEphemeralParam()
-	if n := len(params.System); n > 0 {
-		params.System[n-1].CacheControl = ephemeral
-	}
-	if n := len(params.Tools); n > 0 {
-		if cc := params.Tools[n-1].GetCacheControl(); cc != nil {
-			*cc = ephemeral
+// markLastCacheable puts the prompt-cache breakpoint on the last block of
+// msg that can carry one (thinking blocks cannot; the text or tool_use
+// after them can).
+func markLastCacheable(msg *anthropicsdk.MessageParam) {
+	for j := len(msg.Content) - 1; j >= 0; j-- {
+		if cc := msg.Content[j].GetCacheControl(); cc != nil {
+			*cc = anthropicsdk.NewCacheControlEphemeralParam()
+			return
 		}
-	}
-	msgs := params.Messages
-	for i := len(msgs) - 2; i >= 0; i-- {
-		if msgs[i].Role != anthropicsdk.MessageParamRoleAssistant {
-			continue
-		}
-		for j := len(msgs[i].Content) - 1; j >= 0; j-- {
-			// Thinking blocks cannot be breakpoints; the text or tool_use
-			// after them can.
-			if cc := msgs[i].Content[j].GetCacheControl(); cc != nil {
-				*cc = ephemeral
-				return
-			}
-		}
-		return
 	}
 }
