@@ -270,6 +270,7 @@ func (g *globals) checkModel(ctx context.Context, rep *doctorReport) {
 // does, and reports each one's state.
 func (g *globals) checkMCP(ctx context.Context, rep *doctorReport) {
 	mgr := g.mcpManager(rep.Workspace)
+	g.addPluginServers(mgr) // see extensions.go
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	diag, err := mgr.Diagnose(ctx)

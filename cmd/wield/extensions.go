@@ -159,16 +159,21 @@ func (g *globals) extensionTools(deps toolDeps) []*tool.Tool {
 	}
 	ts = append(ts, env.Tools(ecfg)...)
 	if ws != "" && !g.noMCP {
-		mgr := g.mcpManager(ws)
-		for _, pl := range g.trustedPlugins() {
-			for name, sc := range pl.MCPServers {
-				if err := mgr.Add(pl.Name()+"_"+name, sc); err != nil {
-					g.logger().Warn("plugin MCP server", "plugin", pl.Name(), "server", name, "err", err)
-				}
+		g.addPluginServers(g.mcpManager(ws))
+	}
+	return ts
+}
+
+// addPluginServers adds the MCP servers of the trusted plugins to mgr,
+// named PLUGIN_SERVER.
+func (g *globals) addPluginServers(mgr *mcp.Manager) {
+	for _, pl := range g.trustedPlugins() {
+		for name, sc := range pl.MCPServers {
+			if err := mgr.Add(pl.Name()+"_"+name, sc); err != nil {
+				g.logger().Warn("plugin MCP server", "plugin", pl.Name(), "server", name, "err", err)
 			}
 		}
 	}
-	return ts
 }
 
 // envAsker asks request_env's questions through ask_user's asker: a

@@ -409,16 +409,16 @@ func newMCPDoctorCommand(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "doctor [NAME] [--json]",
 		Short: "start each MCP server as wield would and report what goes wrong",
-		Long: `Doctor starts each configured MCP server (or only NAME) in a process of its
-own, as wield would, and reports: how it is reached (command or URL), the
-initialize handshake (protocol version, server name and version,
-capabilities), how long the start and tools/list took, its tools and those
-whose input schema wield cannot use, the last lines of its standard error
-(from .wield/logs/mcp/NAME.log), and, when it failed, where (config, start,
-initialize, tools/list), why in words (command not found, exited with status
-N before answering, no answer within its startup_timeout, HTTP 401, text that
-is not a JSON-RPC message on standard output) and what to do. Each server is
-stopped afterwards.
+		Long: `Doctor starts each configured MCP server (those of the trusted plugins
+included), or only NAME, in a process of its own, as wield would, and
+reports: how it is reached (command or URL), the initialize handshake
+(protocol version, server name and version, capabilities), how long the start
+and tools/list took, its tools and those whose input schema wield cannot use,
+the last lines of its standard error (from .wield/logs/mcp/NAME.log), and,
+when it failed, where (config, start, initialize, tools/list), why in words
+(command not found, exited with status N before answering, no answer within
+its startup_timeout, HTTP 401, text that is not a JSON-RPC message on
+standard output) and what to do. Each server is stopped afterwards.
 
 The --json flag prints the report as JSON: {"v": 1, "servers": [...]}, one
 object per server with the fields above (see docs/cli.md).
@@ -435,7 +435,9 @@ See also: wield mcp ls, wield mcp tools, wield doctor --check-mcp.`,
 			if err != nil {
 				return err
 			}
-			rep, err := g.mcpManager(ws).Diagnose(cmd.Context(), args...)
+			mgr := g.mcpManager(ws)
+			g.addPluginServers(mgr) // see extensions.go
+			rep, err := mgr.Diagnose(cmd.Context(), args...)
 			if err != nil {
 				return &exitError{exitUsage, fmt.Errorf("%w (wield mcp ls lists the servers)", err)}
 			}
