@@ -135,6 +135,9 @@ type Provider struct {
 	cfg  Config
 	base *url.URL // the API root with the version, without a trailing slash
 	wire *wire.Client
+	// enc keeps the encoding of the contents and tool lists a
+	// conversation sends again each round (see request.go).
+	enc wire.EncodeCache
 }
 
 // New returns a provider for cfg. It reads GEMINI_API_KEY, then

@@ -71,6 +71,12 @@ type call struct {
 }
 
 // buildRequest returns the call for req.
+//
+// The body is assembled from pieces: each content (a run of tool results
+// is one) and the tool list are encoded once and kept in the provider's
+// cache, so that a round encodes only what is new; the system
+// instruction and the generation config are encoded each time. The result
+// is the JSON object json.Marshal makes of the whole request.
 func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	model := modelName(req.Model)
 	if model == "" {
@@ -83,22 +89,53 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 		return nil, fmt.Errorf("gemini: model name %q has a character a model name cannot have", model)
 	}
 	names := &wire.Names{}
-	body := request{}
-	var decls []*genai.FunctionDeclaration
-	for i, t := range req.Tools {
-		d, err := declaration(t, names)
-		if err != nil {
-			return nil, fmt.Errorf("gemini: tool %d (%s): %w", i+1, t.Name, err)
-		}
-		decls = append(decls, d)
-	}
-	if len(decls) > 0 {
-		body.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
-	}
-	var err error
-	body.SystemInstruction, body.Contents, err = contents(req.Messages, names)
+	tools, err := p.toolsJSON(req.Tools, names)
 	if err != nil {
-		return nil, fmt.Errorf("gemini: %w", err)
+		return nil, err
+	}
+	var rest struct {
+		SystemInstruction *content                `json:"systemInstruction,omitempty"`
+		GenerationConfig  *genai.GenerationConfig `json:"generationConfig,omitempty"`
+	}
+	var parts [][]byte
+	size := len(tools)
+	var key wire.CacheKey
+	var lastCalls []llm.ToolCall // the calls of the latest assistant message
+	msgs := req.Messages
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		t := turn{lo: i, hi: i + 1}
+		switch m.Role {
+		case llm.RoleSystem:
+			if rest.SystemInstruction == nil {
+				rest.SystemInstruction = &content{}
+			}
+			rest.SystemInstruction.Parts = append(rest.SystemInstruction.Parts, textPart(m.Content))
+			continue
+		case llm.RoleUser:
+		case llm.RoleAssistant:
+			lastCalls = m.ToolCalls
+			if emptyModelContent(m) {
+				continue
+			}
+		case llm.RoleTool:
+			for t.hi < len(msgs) && msgs[t.hi].Role == llm.RoleTool {
+				t.hi++
+			}
+			t.calls = lastCalls
+			i = t.hi - 1
+		default:
+			return nil, fmt.Errorf("gemini: message %d: unknown role %q", i+1, m.Role)
+		}
+		b, err := p.turnJSON(&key, msgs, t, names)
+		if err != nil {
+			if t.hi-t.lo > 1 {
+				return nil, fmt.Errorf("gemini: messages %d to %d: %w", t.lo+1, t.hi, err)
+			}
+			return nil, fmt.Errorf("gemini: message %d: %w", t.lo+1, err)
+		}
+		parts = append(parts, b)
+		size += len(b) + 1
 	}
 	gc := &genai.GenerationConfig{MaxOutputTokens: int32(min(req.MaxTokens, 1<<31-1))}
 	if req.Temperature != nil {
@@ -114,13 +151,167 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 		gc.ThinkingConfig = tc
 	}
 	if gc.MaxOutputTokens > 0 || gc.Temperature != nil || gc.ThinkingConfig != nil {
-		body.GenerationConfig = gc
+		rest.GenerationConfig = gc
 	}
-	data, err := json.Marshal(body)
+	tail, err := json.Marshal(rest)
 	if err != nil {
 		return nil, fmt.Errorf("gemini: encode request: %w", err)
 	}
-	return &call{body: data, names: names, model: model}, nil
+	body := make([]byte, 0, size+len(tail)+32)
+	if parts == nil {
+		body = append(body, `{"contents":null`...)
+	} else {
+		body = append(body, `{"contents":[`...)
+		for k, b := range parts {
+			if k > 0 {
+				body = append(body, ',')
+			}
+			body = append(body, b...)
+		}
+		body = append(body, ']')
+	}
+	if tools != nil {
+		body = append(body, `,"tools":`...)
+		body = append(body, tools...)
+	}
+	if len(tail) > 2 { // more than {}
+		body = append(body, ',')
+	}
+	body = append(body, tail[1:]...)
+	return &call{body: body, names: names, model: model}, nil
+}
+
+// A turn is one content of the conversation: wield's messages lo to hi (a
+// user message, an assistant message, or a run of tool results, with the
+// calls of the assistant message they answer).
+type turn struct {
+	lo, hi int
+	calls  []llm.ToolCall
+}
+
+// emptyModelContent reports whether an assistant message has no part to
+// send: no signed thought of this provider's, no text, no call.
+func emptyModelContent(m llm.Message) bool {
+	if m.Content != "" || len(m.ToolCalls) > 0 {
+		return false
+	}
+	for _, t := range m.Thinking {
+		if t.Provider == providerName && t.Signature != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// turnJSON returns the encoding of one content of msgs, from the cache
+// when it was sent before the same way. k is scratch space for the key.
+func (p *Provider) turnJSON(k *wire.CacheKey, msgs []llm.Message, t turn, names *wire.Names) ([]byte, error) {
+	p.enc.Reset(k)
+	first := msgs[t.lo]
+	k.String(string(first.Role))
+	if first.Role == llm.RoleTool {
+		// A response is ordered by and named after the call it answers.
+		k.Int(len(t.calls))
+		for _, c := range t.calls {
+			w, err := names.Wire(c.Name)
+			if err != nil {
+				return nil, err
+			}
+			k.String(c.ID)
+			k.String(w)
+		}
+	}
+	for _, m := range msgs[t.lo:t.hi] {
+		k.String(m.Content)
+		k.String(m.ToolCallID)
+		k.String(m.ToolName)
+		k.Int(len(m.Thinking))
+		for _, th := range m.Thinking {
+			k.String(th.Provider)
+			k.String(th.Signature)
+			k.String(th.Text)
+		}
+		k.Int(len(m.ToolCalls))
+		for _, c := range m.ToolCalls {
+			w, err := names.Wire(c.Name)
+			if err != nil {
+				return nil, err
+			}
+			k.String(c.ID)
+			k.String(w)
+			k.Bytes(c.Arguments)
+			k.String(c.Signature)
+		}
+		k.Int(len(m.Images))
+		for _, img := range m.Images {
+			k.String(img.MIMEType)
+			k.Bytes(img.Data)
+		}
+	}
+	if b, ok := p.enc.Get(k); ok {
+		return b, nil
+	}
+	var c *content
+	switch first.Role {
+	case llm.RoleUser:
+		c = &content{Role: "user", Parts: []*part{textPart(first.Content)}}
+	case llm.RoleAssistant:
+		var err error
+		if c, err = modelContent(first, names); err != nil {
+			return nil, err
+		}
+	default:
+		parts, err := responseParts(msgs[t.lo:t.hi], t.calls, names)
+		if err != nil {
+			return nil, err
+		}
+		c = &content{Role: "user", Parts: parts}
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	p.enc.Put(k, b)
+	return b, nil
+}
+
+// toolsJSON returns the encoded tools of a request (nil for none), from
+// the cache when the same list was sent before. It gives every tool its
+// wire name in names, in order, either way.
+func (p *Provider) toolsJSON(tools []llm.ToolDef, names *wire.Names) ([]byte, error) {
+	if len(tools) == 0 {
+		return nil, nil
+	}
+	k := new(wire.CacheKey)
+	p.enc.Reset(k)
+	k.String("tools")
+	for _, t := range tools {
+		w, err := names.Wire(t.Name)
+		if err != nil {
+			return nil, fmt.Errorf("gemini: tool %s: %w", t.Name, err)
+		}
+		k.String(w)
+		k.String(t.Name)
+		k.String(t.Description)
+		k.Bytes(t.InputSchema)
+	}
+	if b, ok := p.enc.Get(k); ok {
+		return b, nil
+	}
+	decls := make([]*genai.FunctionDeclaration, 0, len(tools))
+	for i, t := range tools {
+		d, err := declaration(t, names)
+		if err != nil {
+			return nil, fmt.Errorf("gemini: tool %d (%s): %w", i+1, t.Name, err)
+		}
+		decls = append(decls, d)
+	}
+	b, err := json.Marshal([]*genai.Tool{{FunctionDeclarations: decls}})
+	if err != nil {
+		return nil, fmt.Errorf("gemini: encode tools: %w", err)
+	}
+	p.enc.Put(k, b)
+	return b, nil
 }
 
 // declaration converts a tool definition; its schema goes through
@@ -147,51 +338,6 @@ func declaration(t llm.ToolDef, names *wire.Names) (*genai.FunctionDeclaration, 
 	}
 	d.Parameters = &s
 	return d, nil
-}
-
-// contents converts the conversation: system messages become the system
-// instruction; user and tool messages user contents, assistant messages
-// model contents. The results of one round go together in one user
-// content, in the order of the calls they answer.
-func contents(msgs []llm.Message, names *wire.Names) (*content, []*content, error) {
-	var system *content
-	var out []*content
-	var lastCalls []llm.ToolCall // the calls of the latest assistant message
-	for i := 0; i < len(msgs); i++ {
-		m := msgs[i]
-		switch m.Role {
-		case llm.RoleSystem:
-			if system == nil {
-				system = &content{}
-			}
-			system.Parts = append(system.Parts, textPart(m.Content))
-		case llm.RoleUser:
-			out = append(out, &content{Role: "user", Parts: []*part{textPart(m.Content)}})
-		case llm.RoleAssistant:
-			c, err := modelContent(m, names)
-			if err != nil {
-				return nil, nil, fmt.Errorf("message %d: %w", i+1, err)
-			}
-			if len(c.Parts) > 0 {
-				out = append(out, c)
-			}
-			lastCalls = m.ToolCalls
-		case llm.RoleTool:
-			j := i
-			for j < len(msgs) && msgs[j].Role == llm.RoleTool {
-				j++
-			}
-			parts, err := responseParts(msgs[i:j], lastCalls, names)
-			if err != nil {
-				return nil, nil, fmt.Errorf("messages %d to %d: %w", i+1, j, err)
-			}
-			out = append(out, &content{Role: "user", Parts: parts})
-			i = j - 1
-		default:
-			return nil, nil, fmt.Errorf("message %d: unknown role %q", i+1, m.Role)
-		}
-	}
-	return system, out, nil
 }
 
 func textPart(s string) *part { return &part{Text: &s} }

@@ -1,0 +1,190 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"google.golang.org/genai"
+
+	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/internal/wire"
+)
+
+// oldContents converts the conversation the way buildRequest did before
+// it cached its pieces, for the oracle below: system messages become the system
+// instruction; user and tool messages user contents, assistant messages
+// model contents. The results of one round go together in one user
+// content, in the order of the calls they answer.
+func oldContents(msgs []llm.Message, names *wire.Names) (*content, []*content, error) {
+	var system *content
+	var out []*content
+	var lastCalls []llm.ToolCall // the calls of the latest assistant message
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		switch m.Role {
+		case llm.RoleSystem:
+			if system == nil {
+				system = &content{}
+			}
+			system.Parts = append(system.Parts, textPart(m.Content))
+		case llm.RoleUser:
+			out = append(out, &content{Role: "user", Parts: []*part{textPart(m.Content)}})
+		case llm.RoleAssistant:
+			c, err := modelContent(m, names)
+			if err != nil {
+				return nil, nil, fmt.Errorf("message %d: %w", i+1, err)
+			}
+			if len(c.Parts) > 0 {
+				out = append(out, c)
+			}
+			lastCalls = m.ToolCalls
+		case llm.RoleTool:
+			j := i
+			for j < len(msgs) && msgs[j].Role == llm.RoleTool {
+				j++
+			}
+			parts, err := responseParts(msgs[i:j], lastCalls, names)
+			if err != nil {
+				return nil, nil, fmt.Errorf("messages %d to %d: %w", i+1, j, err)
+			}
+			out = append(out, &content{Role: "user", Parts: parts})
+			i = j - 1
+		default:
+			return nil, nil, fmt.Errorf("message %d: unknown role %q", i+1, m.Role)
+		}
+	}
+	return system, out, nil
+}
+
+// sdkBody is the oracle for buildRequest: the whole request encoded in
+// one json.Marshal, built the plain way.
+func sdkBody(t *testing.T, p *Provider, req *llm.Request) []byte {
+	t.Helper()
+	names := &wire.Names{}
+	body := request{}
+	var decls []*genai.FunctionDeclaration
+	for _, tl := range req.Tools {
+		d, err := declaration(tl, names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		decls = append(decls, d)
+	}
+	if len(decls) > 0 {
+		body.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
+	}
+	var err error
+	body.SystemInstruction, body.Contents, err = oldContents(req.Messages, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.MaxTokens > 0 {
+		body.GenerationConfig = &genai.GenerationConfig{MaxOutputTokens: int32(req.MaxTokens)}
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// randomConversation returns a conversation of n rounds: a task, then
+// model messages with signed thoughts (this provider's and another's),
+// zero to three calls (some with signatures and generated ids), results
+// out of call order, some with pictures, and user turns.
+func randomConversation(r *rand.Rand, n int) []llm.Message {
+	words := []string{"fix", "the", "bug", "in", "main.go", "ünïcode", "\"quoted\"", "<tag>", "\n", "\u2028", "tab\there"}
+	text := func() string {
+		var b bytes.Buffer
+		for range r.IntN(12) {
+			b.WriteString(words[r.IntN(len(words))])
+			b.WriteByte(' ')
+		}
+		return b.String()
+	}
+	tools := []string{"read_file", "run_shell_command", "mcp:server/tool name", "a.b"}
+	ms := []llm.Message{{Role: llm.RoleSystem, Content: "You are wield."}, {Role: llm.RoleSystem, Content: text()}, {Role: llm.RoleUser, Content: text()}}
+	for i := range n {
+		a := llm.Message{Role: llm.RoleAssistant, Content: text()}
+		switch r.IntN(4) {
+		case 0:
+			a.Thinking = []llm.Thinking{{Provider: providerName, Text: text(), Signature: "sig"}, {Provider: providerName, Signature: "textsig"}}
+		case 1:
+			a.Thinking = []llm.Thinking{{Provider: "anthropic", Signature: "other"}}
+		}
+		for j := range r.IntN(4) {
+			args := fmt.Sprintf(`{"path":%q,"n":%d}`, text(), j)
+			if r.IntN(5) == 0 {
+				args = "[1]"
+			}
+			id := fmt.Sprintf("c%d_%d", i, j)
+			if r.IntN(4) == 0 {
+				id = generatedIDPrefix + id
+			}
+			a.ToolCalls = append(a.ToolCalls, llm.ToolCall{ID: id, Name: tools[r.IntN(len(tools))], Arguments: json.RawMessage(args), Signature: text()})
+		}
+		ms = append(ms, a)
+		results := make([]llm.Message, 0, len(a.ToolCalls))
+		for _, c := range a.ToolCalls {
+			res := llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: text()}
+			if r.IntN(4) == 0 {
+				res.Images = []llm.Image{{MIMEType: "image/png", Width: 1, Height: 1, Data: []byte(text() + "x")}}
+			}
+			results = append(results, res)
+		}
+		r.Shuffle(len(results), func(i, j int) { results[i], results[j] = results[j], results[i] })
+		ms = append(ms, results...)
+		if len(a.ToolCalls) == 0 || r.IntN(3) == 0 {
+			ms = append(ms, llm.Message{Role: llm.RoleUser, Content: text()})
+		}
+	}
+	return ms
+}
+
+// TestBuildRequestMatchesTheOracle checks the assembled body against the
+// encoding of the whole request in one piece, round after round of
+// growing conversations (so that most contents come from the cache),
+// with the cache cleared often by a small bound now and then.
+func TestBuildRequestMatchesTheOracle(t *testing.T) {
+	tools := []llm.ToolDef{
+		{Name: "read_file", Description: "Read a file.", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
+		{Name: "run_shell_command", InputSchema: json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}}}`)},
+		{Name: "mcp:server/tool name", Description: "A name that needs a wire form.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		{Name: "a.b", Description: "Dots."},
+	}
+	for seed := range uint64(24) {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 3))
+			p, err := New(Config{BaseURL: "http://127.0.0.1:1", APIKey: "k"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seed%4 == 3 {
+				p.enc.Max = 2 << 10
+			}
+			conv := randomConversation(r, 12)
+			for n := 0; n <= len(conv); n += 1 + r.IntN(3) {
+				req := &llm.Request{Model: "gemini-test", Messages: conv[:n], Tools: tools[:r.IntN(len(tools)+1)], MaxTokens: 50 * r.IntN(2)}
+				got, err := p.buildRequest(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var gv, wv any
+				if err := json.Unmarshal(got.body, &gv); err != nil {
+					t.Fatalf("the body is not JSON: %v\n%s", err, got.body)
+				}
+				want := sdkBody(t, p, req)
+				if err := json.Unmarshal(want, &wv); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(gv, wv) {
+					t.Fatalf("%d messages: the body differs from the oracle's\n got %s\nwant %s", n, got.body, want)
+				}
+			}
+		})
+	}
+}
