@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	openaisdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/wieldhq/wield/llm"
@@ -171,5 +173,115 @@ func TestBuildRequestEncodesOnlyWhatIsNew(t *testing.T) {
 	// Two new messages, and at most one new pictures message.
 	if added := p.enc.Len() - before; added < 1 || added > 3 {
 		t.Errorf("a round with two new messages added %d encodings to the cache, want 2 or 3", added)
+	}
+}
+
+// sdkResponsesBody is the oracle for buildResponsesRequest: the whole
+// request as the SDK encodes it in one json.Marshal, built the plain way.
+func sdkResponsesBody(t *testing.T, p *Provider, req *llm.Request) []byte {
+	t.Helper()
+	names := &wire.Names{}
+	params := responses.ResponseNewParams{
+		Model:   shared.ResponsesModel(req.Model),
+		Store:   param.NewOpt(p.cfg.PreviousResponseID),
+		Include: []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent},
+	}
+	for _, tl := range req.Tools {
+		w, err := names.Wire(tl.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn := responses.FunctionToolParam{Name: w, Strict: param.NewOpt(false)}
+		if tl.Description != "" {
+			fn.Description = param.NewOpt(tl.Description)
+		}
+		raw, _, err := schema.OpenAI(tl.InputSchema, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, &fn.Parameters); err != nil {
+			t.Fatal(err)
+		}
+		params.Tools = append(params.Tools, responses.ToolUnionParam{OfFunction: &fn})
+	}
+	msgs := req.Messages
+	var system []string
+	for len(msgs) > 0 && msgs[0].Role == llm.RoleSystem {
+		system = append(system, msgs[0].Content)
+		msgs = msgs[1:]
+	}
+	if len(system) > 0 {
+		params.Instructions = param.NewOpt(strings.Join(system, "\n\n"))
+	}
+	if p.cfg.PreviousResponseID {
+		if i, id := storedResponse(msgs); id != "" {
+			params.PreviousResponseID = param.NewOpt(id)
+			msgs = msgs[i+1:]
+		}
+	}
+	items := responses.ResponseInputParam{}
+	for _, m := range msgs {
+		var err error
+		if items, err = inputItems(items, m, names); err != nil {
+			t.Fatal(err)
+		}
+	}
+	params.Input.OfInputItemList = items
+	params.SetExtraFields(map[string]any{"stream": true})
+	b, err := json.Marshal(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestBuildResponsesRequestMatchesTheSDK is TestBuildRequestMatchesTheSDK
+// for the Responses API, with reasoning items and stored responses.
+func TestBuildResponsesRequestMatchesTheSDK(t *testing.T) {
+	tools := []llm.ToolDef{
+		{Name: "read_file", Description: "Read a file.", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
+		{Name: "mcp:server/tool name", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	}
+	for seed := range uint64(20) {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 4))
+			p, err := New(Config{BaseURL: "http://127.0.0.1:1/v1", NoKey: true, API: Responses, PreviousResponseID: seed%3 == 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seed%4 == 3 {
+				p.enc.Max = 2 << 10
+			}
+			conv := randomConversation(r, 12)
+			for i := range conv {
+				if conv[i].Role != llm.RoleAssistant {
+					continue
+				}
+				switch r.IntN(4) {
+				case 0:
+					conv[i].Thinking = []llm.Thinking{{Provider: providerName, ID: fmt.Sprint("rs_", i), Text: "summary", Redacted: "enc"}}
+				case 1:
+					conv[i].Thinking = []llm.Thinking{{Provider: providerName, ID: fmt.Sprint("resp_", i), Signature: ResponseMarker}}
+				}
+			}
+			for n := 1; n <= len(conv); n += 1 + r.IntN(3) {
+				req := &llm.Request{Model: "m", Messages: conv[:n], Tools: tools[:r.IntN(len(tools)+1)]}
+				got, err := p.buildResponsesRequest(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var gv, wv any
+				if err := json.Unmarshal(got.body, &gv); err != nil {
+					t.Fatalf("the body is not JSON: %v\n%s", err, got.body)
+				}
+				want := sdkResponsesBody(t, p, req)
+				if err := json.Unmarshal(want, &wv); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(gv, wv) {
+					t.Fatalf("%d messages: the body differs from the SDK's\n got %s\nwant %s", n, got.body, want)
+				}
+			}
+		})
 	}
 }

@@ -40,27 +40,9 @@ func (p *Provider) buildResponsesRequest(req *llm.Request) (*call, error) {
 		Store:   param.NewOpt(p.cfg.PreviousResponseID),
 		Include: []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent},
 	}
-	for i, t := range req.Tools {
-		wire, err := names.Wire(t.Name)
-		if err != nil {
-			return nil, fmt.Errorf("openai: %w", err)
-		}
-		fn := responses.FunctionToolParam{Name: wire, Strict: param.NewOpt(false),
-			Parameters: map[string]any{"type": "object", "properties": map[string]any{}}}
-		if t.Description != "" {
-			fn.Description = param.NewOpt(t.Description)
-		}
-		if len(bytes.TrimSpace(t.InputSchema)) > 0 {
-			raw, _, err := schema.OpenAI(t.InputSchema, false)
-			if err != nil {
-				return nil, fmt.Errorf("openai: tool %d (%s): input schema: %w", i+1, t.Name, err)
-			}
-			fn.Parameters = nil
-			if err := json.Unmarshal(raw, &fn.Parameters); err != nil {
-				return nil, fmt.Errorf("openai: tool %d (%s): input schema: %w", i+1, t.Name, err)
-			}
-		}
-		params.Tools = append(params.Tools, responses.ToolUnionParam{OfFunction: &fn})
+	tools, err := p.responsesToolsJSON(req.Tools, names)
+	if err != nil {
+		return nil, err
 	}
 
 	msgs := req.Messages
@@ -80,16 +62,18 @@ func (p *Provider) buildResponsesRequest(req *llm.Request) (*call, error) {
 			first += i + 1
 		}
 	}
-	var items responses.ResponseInputParam
+	parts := make([][]byte, 0, len(msgs))
+	size := len(tools)
+	var key wire.CacheKey
 	for i, m := range msgs {
-		var err error
-		if items, err = inputItems(items, m, names); err != nil {
+		b, err := p.inputJSON(&key, m, names)
+		if err != nil {
 			return nil, fmt.Errorf("openai: message %d: %w", first+i+1, err)
 		}
-	}
-	params.Input.OfInputItemList = items
-	if params.Input.OfInputItemList == nil {
-		params.Input.OfInputItemList = responses.ResponseInputParam{}
+		if len(b) > 0 {
+			parts = append(parts, b)
+			size += len(b) + 1
+		}
 	}
 
 	if req.MaxTokens > 0 {
@@ -105,11 +89,138 @@ func (p *Provider) buildResponsesRequest(req *llm.Request) (*call, error) {
 		params.Reasoning.Summary = shared.ReasoningSummary(p.cfg.ReasoningSummary)
 	}
 	params.SetExtraFields(map[string]any{"stream": !p.cfg.NoStream})
-	body, err := json.Marshal(params)
+	envelope, err := json.Marshal(params)
 	if err != nil {
 		return nil, fmt.Errorf("openai: encode request: %w", err)
 	}
+	if len(envelope) < 2 || envelope[0] != '{' || envelope[1] == '}' {
+		return nil, fmt.Errorf("openai: encode request: unexpected envelope %.40q", envelope)
+	}
+	body := make([]byte, 0, size+len(envelope)+32)
+	body = append(body, `{"input":[`...)
+	for i, b := range parts {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, b...)
+	}
+	body = append(body, ']', ',')
+	if tools != nil {
+		body = append(body, `"tools":`...)
+		body = append(body, tools...)
+		body = append(body, ',')
+	}
+	body = append(body, envelope[1:]...)
 	return &call{body: body, names: names, model: model}, nil
+}
+
+// responsesToolsJSON returns the encoded tool list of a Responses request
+// (nil for none), from the cache when the same list was sent before. It
+// gives every tool its wire name in names, in order, either way.
+func (p *Provider) responsesToolsJSON(tools []llm.ToolDef, names *wire.Names) ([]byte, error) {
+	if len(tools) == 0 {
+		return nil, nil
+	}
+	wires := make([]string, len(tools))
+	k := new(wire.CacheKey)
+	p.enc.Reset(k)
+	k.String("responses tools")
+	for i, t := range tools {
+		w, err := names.Wire(t.Name)
+		if err != nil {
+			return nil, fmt.Errorf("openai: %w", err)
+		}
+		wires[i] = w
+		k.String(w)
+		k.String(t.Name)
+		k.String(t.Description)
+		k.Bytes(t.InputSchema)
+	}
+	if b, ok := p.enc.Get(k); ok {
+		return b, nil
+	}
+	list := make([]responses.ToolUnionParam, 0, len(tools))
+	for i, t := range tools {
+		fn := responses.FunctionToolParam{Name: wires[i], Strict: param.NewOpt(false),
+			Parameters: map[string]any{"type": "object", "properties": map[string]any{}}}
+		if t.Description != "" {
+			fn.Description = param.NewOpt(t.Description)
+		}
+		if len(bytes.TrimSpace(t.InputSchema)) > 0 {
+			raw, _, err := schema.OpenAI(t.InputSchema, false)
+			if err != nil {
+				return nil, fmt.Errorf("openai: tool %d (%s): input schema: %w", i+1, t.Name, err)
+			}
+			fn.Parameters = nil
+			if err := json.Unmarshal(raw, &fn.Parameters); err != nil {
+				return nil, fmt.Errorf("openai: tool %d (%s): input schema: %w", i+1, t.Name, err)
+			}
+		}
+		list = append(list, responses.ToolUnionParam{OfFunction: &fn})
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		return nil, fmt.Errorf("openai: encode tools: %w", err)
+	}
+	p.enc.Put(k, b)
+	return b, nil
+}
+
+// inputJSON returns the input items of one message, encoded and joined
+// by commas (empty for none), from the cache when the message was sent
+// before with the same wire names. k is scratch space for the key.
+func (p *Provider) inputJSON(k *wire.CacheKey, m llm.Message, names *wire.Names) ([]byte, error) {
+	p.enc.Reset(k)
+	k.String("responses input")
+	k.String(string(m.Role))
+	k.String(m.Content)
+	k.String(m.ToolCallID)
+	k.Int(len(m.Thinking))
+	for _, t := range m.Thinking {
+		k.String(t.Provider)
+		k.String(t.ID)
+		k.String(t.Text)
+		k.String(t.Signature)
+		k.String(t.Redacted)
+	}
+	k.Int(len(m.ToolCalls))
+	for _, c := range m.ToolCalls {
+		w, err := names.Wire(c.Name)
+		if err != nil {
+			return nil, err
+		}
+		k.String(c.ID)
+		k.String(w)
+		k.Bytes(c.Arguments)
+	}
+	k.Int(len(m.Images))
+	for _, img := range m.Images {
+		k.String(img.MIMEType)
+		k.Bytes(img.Data)
+	}
+	if b, ok := p.enc.Get(k); ok {
+		return b, nil
+	}
+	items, err := inputItems(nil, m, names)
+	if err != nil {
+		return nil, err
+	}
+	var b []byte
+	for i, item := range items {
+		e, err := json.Marshal(item)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, e...)
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	p.enc.Put(k, b)
+	return b, nil
 }
 
 // storedResponse returns the index of the last assistant message in msgs
