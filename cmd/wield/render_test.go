@@ -19,7 +19,13 @@ import (
 	"github.com/wieldhq/wield/tools/fs"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/render")
+// update reports whether -update asks to rewrite the golden files in
+// testdata/render. teatest's golden package defines the flag, which the
+// chat's tests bring in.
+func update() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // golden compares got with testdata/render/name, or writes it with
 // -update. Escapes are shown as ␛ so that the files read in a review.
@@ -27,7 +33,7 @@ func golden(t *testing.T, name, got string) {
 	t.Helper()
 	got = strings.ReplaceAll(got, "\033", "␛")
 	path := filepath.Join("testdata", "render", name)
-	if *update {
+	if update() {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}

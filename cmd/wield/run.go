@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -21,6 +20,7 @@ import (
 	"github.com/wieldhq/wield/compact"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/replay"
+	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/shell"
@@ -42,6 +42,9 @@ type runFlags struct {
 	plan      bool // wield run --plan: see plan.go
 	window    int  // --context-window: see compact.go
 	agents    agentFlags
+	// screen, when set, is wield chat's screen, which asks for
+	// approvals and answers instead of the terminal: see chat_ask.go.
+	screen *chatScreen
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -81,7 +84,13 @@ type runEnv struct {
 	denied *headlessApprover
 	// logFile is where the run logs, "" for stderr.
 	logFile string
-	close   func() error
+	// tools, policy and store are what the run offers, the rules it
+	// asks by and its sessions' store, for chat's /tools, /permissions
+	// and /sessions.
+	tools  *tool.Registry
+	policy *policy.Policy
+	store  *session.Store
+	close  func() error
 }
 
 func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEvent func(agent.Event)) (*runEnv, error) {
@@ -158,10 +167,13 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		root.Close()
 		return nil, err
 	}
+	if f.screen != nil { // chat's screen asks: see chat_ask.go
+		approver, pol.Headless = g.newApprover(nil, pol, ws), false
+	}
 	g.extendRun(ws, store, pol, listingWindow(chosen, f.window)) // skills, plugins, secrets: see extensions.go
 	deps := toolDeps{store: store, code: g.codeDepsFor(provider, modelName, modelFor)}
 	if approver != nil { // a person is at the terminal
-		deps.asker = terminalAsker{approver}
+		deps.asker = f.screen.asker(approver)
 	}
 	reg, err := g.registry(ctx, ws, deps)
 	if err != nil {
@@ -207,7 +219,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	runnerOptions := tool.RunnerOptions{Logger: g.logger(), Gate: g.extendGate(ws, pol)}
 	var denier *headlessApprover
 	if approver != nil { // a person is at the terminal
-		runnerOptions.Approver = approver
+		runnerOptions.Approver = f.screen.approver(approver)
 	} else {
 		// Nobody can answer: calls that need approval are denied with a
 		// reason the model reads, and counted for the exit code.
@@ -254,9 +266,10 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		root.Close()
 		return nil, err
 	}
-	return &runEnv{agent: a, session: sess, model: modelName, priced: priced, compact: cc, denied: denier, logFile: logFile, close: func() error {
-		return errors.Join(sess.Close(), root.Close(), closeRecord())
-	}}, nil
+	return &runEnv{agent: a, session: sess, model: modelName, priced: priced, compact: cc, denied: denier, logFile: logFile,
+		tools: reg, policy: pol, store: store, close: func() error {
+			return errors.Join(sess.Close(), root.Close(), closeRecord())
+		}}, nil
 }
 
 // openSession returns the session a run works in: the one named with
@@ -405,67 +418,6 @@ See also: wield chat, wield session, wield doctor, docs/cli.md.`,
 	}
 	f.register(cmd)
 	cmd.Flags().BoolVar(&f.plan, "plan", false, planFlagHelp)
-	return cmd
-}
-
-func newChatCommand(g *globals) *cobra.Command {
-	f := &runFlags{}
-	cmd := &cobra.Command{
-		Use:   "chat [flags]",
-		Short: "talk with the agent, one task per line",
-		Long: `Chat reads tasks from standard input, one per line, and works each in the
-same session, so every task sees the ones before it. An empty line is
-skipped; end the input (Ctrl-D) to stop.
-
-A line "/compact [focus]" compacts the session's older turns into a checked
-summary instead (see wield session compact); on a terminal the summary is
-shown and you are asked before it is recorded.
-
-It takes the same flags as wield run.
-
-See also: wield run.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			out := newRunPrinter(g, f.json)
-			env, err := g.setupRun(cmd.Context(), f, "", out.event)
-			if err != nil {
-				return err
-			}
-			defer env.close()
-			out.model, out.priced = env.model, env.priced
-			sc := bufio.NewScanner(g.stdin)
-			sc.Buffer(nil, 1<<20)
-			for {
-				if !f.json && out.interactive {
-					fmt.Fprint(g.stderr, "> ")
-				}
-				if !sc.Scan() {
-					return sc.Err()
-				}
-				task := strings.TrimSpace(sc.Text())
-				if task == "" {
-					continue
-				}
-				if focus, ok := compactCommand(task); ok {
-					g.chatCompact(cmd.Context(), env, focus, sc, !f.json && out.interactive)
-					continue
-				}
-				if task == "/undo" {
-					g.chatUndo(cmd.Context(), env, sc, !f.json && out.interactive) // see undo.go
-					continue
-				}
-				outcome, err := env.agent.Run(cmd.Context(), env.session, task)
-				out.finish(outcome)
-				if err != nil {
-					if cmd.Context().Err() != nil {
-						return &exitError{exitToolFailure, err}
-					}
-					fmt.Fprintf(g.stderr, "wield: %v\n", err)
-				}
-			}
-		},
-	}
-	f.register(cmd)
 	return cmd
 }
 

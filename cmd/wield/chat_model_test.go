@@ -1,0 +1,381 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
+
+	"github.com/wieldhq/wield/agent"
+	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/policy"
+	"github.com/wieldhq/wield/tool"
+	"github.com/wieldhq/wield/tools/askuser"
+	"github.com/wieldhq/wield/tools/fs"
+)
+
+// A chatHarness runs the chat's screen under teatest against a scripted
+// model, on an 80×24 screen without colours.
+type chatHarness struct {
+	t     *testing.T
+	ws    string
+	tm    *teatest.TestModel
+	clock *fakeClock
+	out   io.Reader
+}
+
+// A fakeClock is the screen's clock in tests: it moves only when told.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// startChat starts a chat in a new workspace whose model plays script;
+// extra edits the flags.
+func startChat(t *testing.T, script string, extra func(*runFlags)) *chatHarness {
+	t.Helper()
+	lipgloss.SetColorProfile(termenv.Ascii)
+	ws := testWorkspace(t)
+	if err := os.WriteFile(filepath.Join(ws, "script.jsonl"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var sink bytes.Buffer
+	g := &globals{workdir: ws, stdin: strings.NewReader(""), stdout: &sink, stderr: &sink}
+	f := &runFlags{replay: filepath.Join(ws, "script.jsonl"), sessionID: "chat1", newSess: true}
+	if extra != nil {
+		extra(f)
+	}
+	screen := &chatScreen{}
+	f.screen = screen
+	ctx := t.Context()
+	env, err := g.setupRun(ctx, f, "", screen.event)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.sessionID, f.newSess = env.session.ID(), false
+	c := &chat{g: g, f: f, env: env, screen: screen,
+		roundContext: func() (context.Context, context.CancelFunc) { return context.WithCancel(ctx) }}
+	m := newChatModel(c, false)
+	clock := &fakeClock{t: time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)}
+	m.now = clock.now
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
+	screen.send = tm.Send
+	g.stdout, g.stderr = screenWriter{tm.Send}, screenWriter{tm.Send}
+	t.Cleanup(func() { env.close() })
+	return &chatHarness{t: t, ws: ws, tm: tm, clock: clock, out: tm.Output()}
+}
+
+// waitFor waits until the screen shows want.
+func (h *chatHarness) waitFor(want string) {
+	h.t.Helper()
+	teatest.WaitFor(h.t, h.out, func(b []byte) bool { return bytes.Contains(b, []byte(want)) },
+		teatest.WithDuration(30*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+}
+
+// typeLine types s and presses Enter.
+func (h *chatHarness) typeLine(s string) {
+	h.tm.Type(s)
+	h.tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+}
+
+func (h *chatHarness) key(k tea.KeyType) { h.tm.Send(tea.KeyMsg{Type: k}) }
+
+// quit presses Ctrl-C twice and returns the screen as it ended.
+func (h *chatHarness) quit() *chatModel {
+	h.t.Helper()
+	h.key(tea.KeyCtrlC)
+	h.key(tea.KeyCtrlC)
+	return h.tm.FinalModel(h.t, teatest.WithFinalTimeout(30*time.Second)).(*chatModel)
+}
+
+// transcriptNoise is what varies between runs: durations, session ids
+// made up by the store, ages.
+var transcriptNoise = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{durations, "(…)"},
+	{regexp.MustCompile(`\d{8}-\d{6}-[0-9a-f]{6}`), "<session>"},
+	{regexp.MustCompile(`(?m)^(\*| ) (\S+)\s+\d+[smhd]  `), "$1 $2  <age>  "},
+}
+
+// transcript is what the chat printed, then its screen as it ended, with
+// what varies between runs replaced.
+func transcript(m *chatModel) string {
+	return steady(strings.Join(slices.Concat(m.printed, m.queue), "\n") + "\n----- screen -----\n" + m.View() + "\n")
+}
+
+// steady replaces in s what varies between runs, and drops the spaces
+// that pad its lines to the screen's width.
+func steady(s string) string {
+	for _, n := range transcriptNoise {
+		s = n.re.ReplaceAllString(s, n.with)
+	}
+	return trimLines(s) + "\n"
+}
+
+const readScript = `{"round": 1, "text": "Let me **read** it.", "tool_calls": [{"id": "r1", "name": "read_file", "arguments": {"path": "main.go"}}], "usage": {"input_tokens": 1000, "output_tokens": 20}}
+{"round": 2, "text": "# Found it\n\n` + "`main.go`" + ` prints *hi*:\n\n- one function\n- one call", "usage": {"input_tokens": 1100, "output_tokens": 30}}
+`
+
+// TestChatScreen_Task is a task whose answer streams in, with a tool
+// call between its two messages, each rendered as Markdown when done.
+func TestChatScreen_Task(t *testing.T) {
+	h := startChat(t, readScript, nil)
+	h.typeLine("what does main.go print?")
+	h.waitFor("2,100 tokens in")
+	golden(t, "chat_task.txt", transcript(h.quit()))
+}
+
+// TestChatScreen_Streaming shows the text of a message plain while it
+// streams, and as Markdown in the transcript once the round ends.
+func TestChatScreen_Streaming(t *testing.T) {
+	m := screenByHand(t)
+	m.running = true
+	for _, d := range []string{"# Plan\n\nFirst **read", "** the file,\n", "then `edit` it."} {
+		m.Update(eventMsg{agent.Event{Kind: agent.EventText, Text: d}})
+	}
+	mid := m.View()
+	m.Update(eventMsg{agent.Event{Kind: agent.EventRoundFinished, Usage: &llm.Usage{InputTokens: 10, OutputTokens: 5}}})
+	golden(t, "chat_streaming.txt", steady("----- streaming -----\n"+mid+"\n")+transcript(m))
+}
+
+const writeScript = `{"round": 1, "tool_calls": [{"id": "w1", "name": "write_file", "arguments": {"path": "notes.txt", "content": "one\ntwo\n"}}]}
+{"round": 2, "text": "Done."}
+`
+
+// TestChatScreen_Approval answers a call that asks: y runs it, n does
+// not, e says why not, and the model reads the reason.
+func TestChatScreen_Approval(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer []string // typed after the question shows
+		file   bool     // whether notes.txt is written
+		reason string   // in the call's result
+	}{
+		{"yes", []string{"y"}, true, ""},
+		{"no", []string{"n"}, false, "the user denied this call"},
+		{"explain", []string{"e", "use the existing file\r"}, false, "the user denied this call: use the existing file"},
+		{"always", []string{"a"}, true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := startChat(t, writeScript, nil)
+			h.typeLine("take notes")
+			h.waitFor("y yes")
+			for _, a := range tc.answer {
+				if strings.HasSuffix(a, "\r") {
+					h.typeLine(strings.TrimSuffix(a, "\r"))
+				} else {
+					h.tm.Type(a)
+				}
+			}
+			h.waitFor("Done.")
+			m := h.quit()
+			_, err := os.Stat(filepath.Join(h.ws, "notes.txt"))
+			if written := err == nil; written != tc.file {
+				t.Errorf("notes.txt written: %v, want %v", written, tc.file)
+			}
+			journal, err := os.ReadFile(filepath.Join(h.ws, ".wield", "sessions", "chat1.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.reason != "" && !strings.Contains(string(journal), tc.reason) {
+				t.Errorf("the journal does not give the model the reason %q", tc.reason)
+			}
+			golden(t, "chat_approval_"+tc.name+".txt", transcript(m))
+		})
+	}
+}
+
+// TestChatScreen_Esc cancels a running task: the shell command is
+// stopped, its call gets its result, and the chat goes on.
+func TestChatScreen_Esc(t *testing.T) {
+	script := `{"turn": 1, "round": 1, "tool_calls": [{"id": "s1", "name": "run_shell_command", "arguments": {"command": "sleep 60"}}]}
+{"turn": 1, "round": 2, "text": "never"}
+{"turn": 2, "round": 1, "text": "Back."}
+`
+	h := startChat(t, script, func(f *runFlags) { f.mode = "yolo" })
+	h.typeLine("wait a minute")
+	h.waitFor("1 tool running")
+	h.key(tea.KeyEsc)
+	h.waitFor("cancelled")
+	h.typeLine("still there?")
+	h.waitFor("Back.")
+	golden(t, "chat_esc.txt", transcript(h.quit()))
+}
+
+// TestChatScreen_CtrlC clears the input with one Ctrl-C and quits with
+// two within 2 seconds, not with two further apart.
+func TestChatScreen_CtrlC(t *testing.T) {
+	h := startChat(t, readScript, nil)
+	h.tm.Type("half a thought")
+	h.waitFor("half a thought")
+	h.key(tea.KeyCtrlC)
+	h.waitFor("Ctrl-C again to quit")
+	h.clock.advance(3 * time.Second)
+	h.key(tea.KeyCtrlC) // too late to quit: a first press again
+	h.tm.Type("/cost")
+	h.key(tea.KeyEnter)
+	h.waitFor("no tokens used yet")
+	m := h.quit()
+	if m.input.Value() != "" {
+		t.Errorf("input after Ctrl-C = %q, want it cleared", m.input.Value())
+	}
+	golden(t, "chat_ctrlc.txt", transcript(m))
+}
+
+// TestChatScreen_Commands runs each slash command and shows its effect.
+func TestChatScreen_Commands(t *testing.T) {
+	h := startChat(t, readScript, nil)
+	steps := []struct{ line, want string }{
+		{"/help", "this list, and the keys"},
+		{"/model", "wield models lists them"},
+		{"/tools", "read_file"},
+		{"/permissions", "mode: default"},
+		{"/cost", "no tokens used yet"},
+		{"/undo", "nothing to undo"},
+		{"/compact", "/compact:"},
+		{"/plan", "plan mode: only read-only tools run"},
+		{"/plan", "left plan mode"},
+		{"/new", "session "},
+		{"/sessions", "/resume PREFIX goes on in one"},
+		{"/resume chat1", "session chat1 (replay)"},
+		{"/model other", "session chat1 (replay)"},
+		{"/nope", "unknown command /nope"},
+	}
+	for _, s := range steps {
+		h.typeLine(s.line)
+		h.waitFor(s.want)
+	}
+	h.tm.Type("/he")
+	h.key(tea.KeyTab)
+	h.waitFor("> /help ")
+	h.key(tea.KeyCtrlU)
+	h.tm.Type("/quit")
+	h.key(tea.KeyEnter)
+	m := h.tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*chatModel)
+	golden(t, "chat_commands.txt", transcript(m))
+}
+
+// TestChatScreen_Input covers the input: history, a new line with
+// Alt+Enter, a paste, completion.
+func TestChatScreen_Input(t *testing.T) {
+	m := screenByHand(t)
+	keys := func(ks ...tea.KeyMsg) {
+		for _, k := range ks {
+			m.Update(k)
+		}
+	}
+	runes := func(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
+	m.history = []string{"first", "second"}
+	m.histPos = len(m.history)
+	keys(runes("draft"), tea.KeyMsg{Type: tea.KeyUp}, tea.KeyMsg{Type: tea.KeyUp})
+	if got := m.input.Value(); got != "first" {
+		t.Errorf("after Up Up, input = %q, want first", got)
+	}
+	keys(tea.KeyMsg{Type: tea.KeyDown}, tea.KeyMsg{Type: tea.KeyDown})
+	if got := m.input.Value(); got != "draft" {
+		t.Errorf("after Down Down, input = %q, want the draft back", got)
+	}
+	m.input.Reset()
+	keys(runes("one"), tea.KeyMsg{Type: tea.KeyEnter, Alt: true}, runes("two"))
+	if got := m.input.Value(); got != "one\ntwo" {
+		t.Errorf("after Alt+Enter, input = %q, want two lines", got)
+	}
+	m.input.Reset()
+	keys(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("pasted\nlines"), Paste: true})
+	if got := m.input.Value(); got != "pasted\nlines" {
+		t.Errorf("after a paste, input = %q", got)
+	}
+	m.input.Reset()
+	keys(runes("/co"), tea.KeyMsg{Type: tea.KeyTab})
+	if got, note := m.input.Value(), m.note; got != "/co" || note != "/compact  /cost" {
+		t.Errorf("Tab after /co: input %q, note %q; want /co and both commands", got, note)
+	}
+	keys(runes("s"), tea.KeyMsg{Type: tea.KeyTab})
+	if got := m.input.Value(); got != "/cost " {
+		t.Errorf("Tab after /cos: input %q, want /cost", got)
+	}
+	if v := m.View(); strings.Contains(v, "\033") {
+		t.Errorf("the screen without colour has escapes:\n%q", v)
+	}
+}
+
+// screenByHand returns a chat's screen whose program has ended, for a
+// test to drive by calling Update itself.
+func screenByHand(t *testing.T) *chatModel {
+	h := startChat(t, readScript, nil)
+	m := h.quit()
+	m.done, m.quitting = false, false
+	m.printed = nil
+	return m
+}
+
+// TestChatScreen_Views draws the screen at the moments a person sees
+// it while a task runs: text streaming in, a call running, a call that
+// asks, the note that goes with a denial, a question.
+func TestChatScreen_Views(t *testing.T) {
+	m := screenByHand(t)
+	var b strings.Builder
+	shot := func(name string) { b.WriteString("----- " + name + " -----\n" + m.View() + "\n") }
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("fix the greeting")})
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	m.Update(eventMsg{agent.Event{Kind: agent.EventRoundStarted, Round: 1}})
+	m.Update(eventMsg{agent.Event{Kind: agent.EventText, Text: "Let me look at **main.go** first; it is short, so one read will do, and then the fix is a one-line change."}})
+	shot("streaming")
+	m.Update(eventMsg{agent.Event{Kind: agent.EventRoundFinished, Usage: &llm.Usage{InputTokens: 1234, OutputTokens: 56}}})
+	args := json.RawMessage(`{"path": "main.go", "old_string": "println(\"hi\")", "new_string": "println(\"hello\")"}`)
+	m.Update(eventMsg{agent.Event{Kind: agent.EventToolStarted, Call: &tool.Event{CallID: "c1", Tool: "replace", Arguments: args}}})
+	shot("a call running")
+	rules, err := policy.AllowAlways(m.c.env.policy, "replace", args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &approvalRequest{header: toolHeader(m.pal, "replace", args), reason: "replace: no rule allows it", rules: rules,
+		preview: renderChange(m.pal, fs.Change{Path: "main.go", Old: "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n", New: "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n"}),
+		reply:   make(chan tool.Decision, 1)}
+	m.Update(approvalMsg{req})
+	shot("a call asks")
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("e")})
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("keep hi")})
+	shot("saying why not")
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	if d := <-req.reply; d.Verdict != tool.Deny || d.Reason != "the user denied this call: keep hi" {
+		t.Errorf("the decision = %+v, want a denial with the reason", d)
+	}
+	q := &questionRequest{q: askuser.Question{Text: "Which greeting?", Options: []askuser.Option{{Label: "hello"}, {Label: "hi there", Description: "friendlier"}}}, reply: make(chan askuser.Answer, 1)}
+	m.Update(questionMsg{q})
+	shot("a question")
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("2")})
+	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	if a := <-q.reply; len(a.Chosen) != 1 || a.Chosen[0] != "hi there" {
+		t.Errorf("the answer = %+v, want option 2", a)
+	}
+	b.WriteString("----- printed -----\n" + strings.Join(slices.Concat(m.printed, m.queue), "\n") + "\n")
+	golden(t, "chat_screens.txt", steady(b.String()))
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/creack/pty"
+)
+
+// A ptyScreen is what a program wrote to its terminal; changed gets a
+// value whenever more arrives.
+type ptyScreen struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	changed chan struct{}
+}
+
+func (s *ptyScreen) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	s.buf.Write(p)
+	s.mu.Unlock()
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+	return len(p), nil
+}
+
+// text returns what was written, without escape sequences.
+func (s *ptyScreen) text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ansi.Strip(s.buf.String())
+}
+
+// waitFor waits until the screen has shown want, or fails the test after
+// a deadline.
+func (s *ptyScreen) waitFor(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	for !strings.Contains(s.text(), want) {
+		select {
+		case <-s.changed:
+		case <-deadline.C:
+			t.Fatalf("the screen never showed %q; it shows:\n%s", want, s.text())
+		}
+	}
+}
+
+// TestChatAtATerminal runs wield chat in a pseudo-terminal: a
+// task is typed, the edit it makes is approved with y, the reply shows,
+// Ctrl-C twice ends the chat with the session kept, and the session goes
+// on in a later chat.
+func TestChatAtATerminal(t *testing.T) {
+	ws := testWorkspace(t)
+	// The test binary is wield when it is called wield (see TestMain).
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "wield")
+	if err := os.Symlink(self, bin); err != nil {
+		t.Fatal(err)
+	}
+	script := `{"turn": 1, "round": 1, "text": "I will write it.", "tool_calls": [{"id": "w1", "name": "write_file", "arguments": {"path": "hello.txt", "content": "hello\n"}}], "usage": {"input_tokens": 1200, "output_tokens": 30}}
+{"turn": 1, "round": 2, "text": "Wrote **hello.txt**.", "usage": {"input_tokens": 1300, "output_tokens": 10}}
+{"turn": 2, "round": 1, "text": "Still here: the file is hello.txt."}
+`
+	if err := os.WriteFile(filepath.Join(ws, "script.jsonl"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "chat", "--replay", "script.jsonl", "--new", "--session", "pty1")
+	cmd.Dir = ws
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm-256color")
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 30, Cols: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	screen := &ptyScreen{changed: make(chan struct{}, 1)}
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		buf := make([]byte, 4096)
+		for {
+			n, err := tty.Read(buf)
+			screen.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	screen.waitFor(t, "Ask wield, or /help")
+	tty.WriteString("write hello.txt")
+	screen.waitFor(t, "write hello.txt")
+	tty.WriteString("\r")
+	screen.waitFor(t, "wield wants to call")
+	screen.waitFor(t, "y yes")
+	tty.WriteString("y")
+	screen.waitFor(t, "Wrote **hello.txt**.")
+	screen.waitFor(t, "2,500 tokens in")
+	if b, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(b) != "hello\n" {
+		t.Errorf("hello.txt = %q, %v; want the approved write", b, err)
+	}
+	tty.WriteString("\x03")
+	screen.waitFor(t, "Ctrl-C again to quit")
+	tty.WriteString("\x03")
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("wield chat ended with %v; the screen shows:\n%s", err, screen.text())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("wield chat did not end after Ctrl-C twice; the screen shows:\n%s", screen.text())
+	}
+	tty.Close()
+	<-copied
+	if !strings.Contains(screen.text(), "resume it with: wield chat --resume pty1") {
+		t.Errorf("no resume hint at the end; the screen shows:\n%s", screen.text())
+	}
+	t.Logf("the screen:\n%s", screen.text())
+
+	// The session goes on: the second task is the session's second turn.
+	again := exec.Command(bin, "chat", "--replay", "script.jsonl", "--resume", "pty1")
+	again.Dir = ws
+	again.Env = cmd.Env
+	again.Stdin = strings.NewReader("and now?\n")
+	out, err := again.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Still here: the file is hello.txt.") {
+		t.Errorf("resumed chat: %v\n%s", err, out)
+	}
+}
