@@ -229,12 +229,33 @@ func storable(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
+// poolHasCall reports whether the open transaction already records the
+// call id. It reads back from the end and stops at the model response
+// that made the call, which comes before it: a round's cost does not grow
+// with the rounds before it.
+func (s *Session) poolHasCall(id string) bool {
+	for i := len(s.st.Pool) - 1; i >= 0; i-- {
+		t := &s.st.Pool[i]
+		switch t.Kind {
+		case TurnFunctionCalling:
+			if t.CallID == id {
+				return true
+			}
+		case TurnModelResponse:
+			if slices.ContainsFunc(t.Calls, func(c llm.ToolCall) bool { return c.ID == id }) {
+				return false
+			}
+		}
+	}
+	return false
+}
+
 // RecordCall appends a function_calling turn to the pool. A call already
 // in the pool (a resumed run) is not recorded twice.
 func (s *Session) RecordCall(_ context.Context, c *tool.Call, args json.RawMessage) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if slices.ContainsFunc(s.st.Pool, func(t Turn) bool { return t.Kind == TurnFunctionCalling && t.CallID == c.ID }) {
+	if s.poolHasCall(c.ID) {
 		return nil
 	}
 	t := s.red.turn(Turn{Kind: TurnFunctionCalling, Time: s.store.now(), CallID: c.ID, Tool: c.Tool, Arguments: storable(args)})
