@@ -119,7 +119,8 @@ func (t *Telemetry) StartMCPServer(ctx context.Context, tc TraceContext, info MC
 		return ctx, nil
 	}
 	if tc.Traceparent != "" {
-		ctx = propagation.TraceContext{}.Extract(ctx, &tc)
+		carrier := tc // escapes: a copy, so that a nil Telemetry allocates nothing
+		ctx = propagation.TraceContext{}.Extract(ctx, &carrier)
 	}
 	c := &MCPCall{t: t, start: time.Now(), server: true, attrs: mcpAttrs(info)}
 	ctx, c.span = t.start(ctx, mcpToolsCall+" "+info.Tool, trace.SpanKindServer, c.attrs...)

@@ -58,6 +58,8 @@ type Telemetry struct {
 	// wrapped caches the traced twin of each tool, so that tracing a run
 	// does not recompile every tool's schema.
 	wrapped sync.Map // *tool.Tool -> *tool.Tool
+	// toolAttrs caches the metric attributes of tool calls.
+	toolAttrs sync.Map // toolAttrsKey -> metric.RecordOption
 }
 
 // New returns a Telemetry for cfg, or nil when cfg has neither provider

@@ -97,9 +97,11 @@ func (r *Run) begin(ctx context.Context, c *tool.Call, args json.RawMessage) {
 	if r.t.tracer != nil {
 		_, cs.span = r.t.tracer.Start(ctx, opExecuteTool+" "+c.Tool, trace.WithSpanKind(trace.SpanKindInternal),
 			trace.WithTimestamp(cs.start),
-			trace.WithAttributes(keyOperationName.String(opExecuteTool), keyToolName.String(c.Tool),
-				keyToolCallID.String(c.ID), keyToolType.String(toolTypeFunc), keyConversationID.String(r.conv)))
-		if s, ok := r.t.content(string(args)); ok {
+			// Few attributes: each costs on every call (the conversation
+			// id is the invoke_agent span's).
+			trace.WithAttributes(keyOperationName.String(opExecuteTool), keyToolName.String(c.Tool), keyToolCallID.String(c.ID)))
+		if r.t.capture {
+			s, _ := r.t.content(string(args))
 			cs.span.SetAttributes(keyToolCallArguments.String(s))
 		}
 	}
@@ -132,14 +134,20 @@ func (r *Run) finished(e tool.Event) {
 	if cs == nil || cs.span == nil {
 		return
 	}
-	cs.span.SetAttributes(keyQueueWait.Float64(ms(queued)), keyRunTime.Float64(ms(ran)), keyApprovalWait.Float64(ms(approval)))
-	if res := e.Result; res != nil {
-		cs.span.SetAttributes(keyToolSuccess.Bool(res.Success))
+	// The approval wait is there only when someone was asked, and failure
+	// only when the call failed: each attribute costs on every call.
+	cs.span.SetAttributes(keyQueueWait.Float64(ms(queued)), keyRunTime.Float64(ms(ran)))
+	if approval > 0 {
+		cs.span.SetAttributes(keyApprovalWait.Float64(ms(approval)))
+	}
+	res := e.Result
+	if res != nil {
 		if !res.Success {
-			cs.span.SetAttributes(keyErrorType.String(errToolFailed))
+			cs.span.SetAttributes(keyToolSuccess.Bool(false), keyErrorType.String(errToolFailed))
 			cs.span.SetStatus(codes.Error, res.Error)
 		}
-		if s, ok := r.t.content(res.ForModel()); ok {
+		if r.t.capture {
+			s, _ := r.t.content(res.ForModel())
 			cs.span.SetAttributes(keyToolCallResult.String(s))
 		}
 	}
@@ -155,11 +163,10 @@ type tracedRecorder struct {
 	r *Run
 }
 
+// RecordCall starts the call's span. The call's record is made under the
+// run's span: a journal ties only results to their spans.
 func (t tracedRecorder) RecordCall(ctx context.Context, c *tool.Call, args json.RawMessage) error {
 	t.r.begin(ctx, c, args)
-	if cs := t.r.call(c.ID); cs != nil && cs.span != nil {
-		ctx = trace.ContextWithSpan(ctx, cs.span)
-	}
 	return t.Recorder.RecordCall(ctx, c, args)
 }
 
@@ -175,11 +182,7 @@ func (t tracedRecorder) RecordResult(ctx context.Context, c *tool.Call, res tool
 		ctx = trace.ContextWithSpan(ctx, cs.span)
 	}
 	if m := t.r.t.m.duration; m != nil {
-		attrs := []attribute.KeyValue{keyOperationName.String(opExecuteTool), keyToolName.String(c.Tool)}
-		if !res.Success {
-			attrs = append(attrs, keyErrorType.String(errToolFailed))
-		}
-		m.Record(ctx, res.Duration.Seconds(), metric.WithAttributes(attrs...))
+		m.Record(ctx, res.Duration.Seconds(), t.r.t.toolMetricAttrs(c.Tool, res.Success))
 	}
 	return t.Recorder.RecordResult(ctx, c, res)
 }
@@ -259,4 +262,26 @@ func (t tracedHandler) Handle(ctx context.Context, c *tool.Call, args json.RawMe
 		r.mu.Unlock()
 	}
 	return res, err
+}
+
+// toolAttrsKey keys the cached metric attributes of a tool's calls.
+type toolAttrsKey struct {
+	tool   string
+	failed bool
+}
+
+// toolMetricAttrs returns the attributes of a call's duration metric,
+// made once per tool and outcome: building an attribute set sorts and
+// allocates, which every call would otherwise pay.
+func (t *Telemetry) toolMetricAttrs(name string, success bool) metric.RecordOption {
+	k := toolAttrsKey{name, !success}
+	if o, ok := t.toolAttrs.Load(k); ok {
+		return o.(metric.RecordOption)
+	}
+	attrs := []attribute.KeyValue{keyOperationName.String(opExecuteTool), keyToolName.String(name)}
+	if !success {
+		attrs = append(attrs, keyErrorType.String(errToolFailed))
+	}
+	o, _ := t.toolAttrs.LoadOrStore(k, metric.RecordOption(metric.WithAttributeSet(attribute.NewSet(attrs...))))
+	return o.(metric.RecordOption)
 }
