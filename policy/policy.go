@@ -266,7 +266,7 @@ func (p *Policy) decide(ctx context.Context, c *tool.Call, t *tool.Tool, args js
 
 // judge applies the plan mode's limits, the rules and the mode.
 func (p *Policy) judge(c *tool.Call, name string, t *tool.Tool, args json.RawMessage) tool.Decision {
-	ann := t.Spec().Annotations
+	ann := t.CallAnnotations(args)
 	mode := p.mode(c)
 	planFile := false
 	if mode == ModePlan {

@@ -152,6 +152,17 @@ func TestModesAndToolRules(t *testing.T) {
 	sh := fakeTool(t, "run_shell_command", tool.Annotations{})
 	save := fakeTool(t, "save_memory", tool.Annotations{})
 	mem := fakeTool(t, "memory", tool.Annotations{Destructive: true})
+	// A tool whose calls only read for one action: the desktop's shape.
+	look, err := tool.NewRaw(tool.Spec{Name: "desktop", Description: "desktop", Annotations: tool.Annotations{Destructive: true},
+		InputSchema: json.RawMessage(`{"type":"object"}`),
+		ReadOnlyCall: func(args json.RawMessage) bool {
+			var in struct{ Action string }
+			return json.Unmarshal(args, &in) == nil && in.Action == "screenshot"
+		}},
+		tool.HandlerFunc(func(context.Context, *tool.Call, json.RawMessage) (tool.Result, error) { return tool.Text("ran"), nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
 	path := func(p string) json.RawMessage { b, _ := json.Marshal(map[string]string{"path": p}); return b }
 	tests := []struct {
 		name  string
@@ -192,6 +203,14 @@ func TestModesAndToolRules(t *testing.T) {
 		{"scope rule is not the other scope", mustPolicy(t, ModeDefault, []string{"save_memory(scope:user)"}, nil, nil), save, json.RawMessage(`{"fact":"x"}`), tool.Ask, ""},
 		{"deny the user's memory in yolo", mustPolicy(t, ModeYolo, nil, nil, []string{"save_memory(scope:user)"}), save, json.RawMessage(`{"fact":"x","scope":"user"}`), tool.Deny, ""},
 		{"plan: memory denied", mustPolicy(t, ModePlan, nil, nil, nil), save, json.RawMessage(`{"fact":"x"}`), tool.Deny, "plan mode"},
+		// Per call: a look runs as a read-only tool's call, anything else
+		// is judged by the tool's annotations.
+		{"default: a read-only call runs", mustPolicy(t, ModeDefault, nil, nil, nil), look, json.RawMessage(`{"action":"screenshot"}`), tool.Allow, "read-only"},
+		{"default: another action asks", mustPolicy(t, ModeDefault, nil, nil, nil), look, json.RawMessage(`{"action":"left_click"}`), tool.Ask, "no rule"},
+		{"default: arguments it cannot read ask", mustPolicy(t, ModeDefault, nil, nil, nil), look, json.RawMessage(`[1]`), tool.Ask, ""},
+		{"plan: a read-only call runs", mustPolicy(t, ModePlan, nil, nil, nil), look, json.RawMessage(`{"action":"screenshot"}`), tool.Allow, ""},
+		{"plan: another action is denied", mustPolicy(t, ModePlan, nil, nil, nil), look, json.RawMessage(`{"action":"key"}`), tool.Deny, "plan mode"},
+		{"deny rule beats a read-only call", mustPolicy(t, ModeDefault, nil, nil, []string{"desktop"}), look, json.RawMessage(`{"action":"screenshot"}`), tool.Deny, ""},
 	}
 	for _, tt := range tests {
 		d := tt.p.Decide(t.Context(), nil, tt.tool, tt.args)

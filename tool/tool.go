@@ -67,6 +67,13 @@ type Spec struct {
 	// offered. Hidden tools can still be called by name (by the CLI, by
 	// hooks, over MCP when asked for).
 	Hidden bool `json:"hidden,omitempty"`
+	// ReadOnlyCall, when set, tells by a call's arguments whether that
+	// call only reads, in a tool that is not read-only as a whole (the
+	// desktop's screenshot beside its clicks): see [Tool.CallAnnotations].
+	// It must answer false for arguments it does not understand. Only
+	// tools written in Go can set it; the calls of declared and mounted
+	// tools are judged by their annotations alone.
+	ReadOnlyCall func(args json.RawMessage) bool `json:"-"`
 }
 
 // A Handler executes a tool call. args has already been validated against
@@ -192,6 +199,17 @@ func (t *Tool) Spec() Spec { return t.spec }
 
 // Name returns the tool's name.
 func (t *Tool) Name() string { return t.spec.Name }
+
+// CallAnnotations returns the annotations that hold for one call with
+// args: the tool's, made read-only and not destructive when the tool's
+// [Spec.ReadOnlyCall] says that this call only reads.
+func (t *Tool) CallAnnotations(args json.RawMessage) Annotations {
+	ann := t.spec.Annotations
+	if !ann.ReadOnly && t.spec.ReadOnlyCall != nil && t.spec.ReadOnlyCall(args) {
+		ann.ReadOnly, ann.Destructive = true, false
+	}
+	return ann
+}
 
 // Schema returns the compiled input schema.
 func (t *Tool) Schema() *schema.Schema {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -198,6 +199,10 @@ func New(cfg Config) (*Desktop, error) {
 		// Like the memory tool, the tool is annotated as its most dangerous
 		// action: launch runs any command.
 		Annotations: tool.Annotations{ReadOnly: cfg.ViewOnly, Destructive: !cfg.ViewOnly, OpenWorld: true},
+		// A call that only looks (screenshot, zoom, cursor_position,
+		// wait) is judged as a read-only tool's, so that looking never
+		// asks; clicks, typing and launch do.
+		ReadOnlyCall: viewOnlyCall,
 	}, d.call)
 	return d, nil
 }
@@ -272,6 +277,15 @@ func (d *Desktop) describe() string {
 
 // viewActions are the actions that change nothing.
 var viewActions = []string{"screenshot", "zoom", "cursor_position", "wait"}
+
+// viewOnlyCall reports whether a call's arguments ask for one of
+// viewActions.
+func viewOnlyCall(args json.RawMessage) bool {
+	var in struct {
+		Action string `json:"action"`
+	}
+	return json.Unmarshal(args, &in) == nil && slices.Contains(viewActions, in.Action)
+}
 
 func (d *Desktop) call(ctx context.Context, c *tool.Call, in Input) (tool.Result, error) {
 	if d.cfg.ViewOnly && !slices.Contains(viewActions, in.Action) {
