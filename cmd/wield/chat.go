@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
@@ -120,29 +122,38 @@ type chat struct {
 	// lost is set when the chat's run was closed and none could take
 	// its place.
 	lost error
+	// work counts the tasks and commands at work, which the chat waits
+	// for before it closes its run.
+	work sync.WaitGroup
 }
 
 // chatScreen runs wield chat at a terminal, as a bubbletea program.
 // While it runs, wield's own output (a slash command's, warnings) is
 // shown on the screen instead of being written over it.
 func (g *globals) chatScreen(ctx context.Context, f *runFlags) error {
+	// Cancelled when the screen ends however it ends, so that no task
+	// or command outlives it.
+	screenCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	screen := &chatScreen{}
 	f.screen = screen
-	env, err := g.setupRun(ctx, f, "", screen.event)
+	env, err := g.setupRun(screenCtx, f, "", screen.event)
 	if err != nil {
 		return err
 	}
 	// From here on the flags name the session, for /model and /new.
 	f.sessionID, f.resume, f.cont, f.newSess = env.session.ID(), "", false, false
 	c := &chat{g: g, f: f, env: env, screen: screen,
-		roundContext: func() (context.Context, context.CancelFunc) { return context.WithCancel(ctx) }}
+		roundContext: func() (context.Context, context.CancelFunc) { return context.WithCancel(screenCtx) }}
 	m := newChatModel(c, !g.noColor())
 	stdout, stderr := g.stdout, g.stderr
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(g.stdin), tea.WithOutput(stdout))
+	p := tea.NewProgram(m, tea.WithContext(screenCtx), tea.WithInput(g.stdin), tea.WithOutput(stdout))
 	screen.send = p.Send
 	shown := screenWriter{p.Send}
 	g.stdout, g.stderr = shown, shown
 	_, runErr := p.Run()
+	cancel()
+	c.work.Wait()
 	g.stdout, g.stderr = stdout, stderr
 	return g.endChat(ctx, c, runErr)
 }
@@ -159,7 +170,7 @@ func (g *globals) endChat(ctx context.Context, c *chat, runErr error) error {
 	pal := palette{color: !g.noColor()}
 	fmt.Fprintf(g.stderr, "%s\n", pal.dim(fmt.Sprintf("session %s kept; resume it with: wield chat --resume %s", id, id)))
 	switch {
-	case ctx.Err() != nil:
+	case ctx.Err() != nil, errors.Is(runErr, tea.ErrInterrupted):
 		return &exitError{exitInterrupted, nil}
 	case runErr != nil:
 		return &exitError{exitToolFailure, fmt.Errorf("the chat's screen: %w", runErr)}

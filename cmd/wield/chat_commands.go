@@ -225,7 +225,9 @@ func (m *chatModel) quitCommand(string) tea.Cmd { return m.quit() }
 func (m *chatModel) background(doing string, work func(ctx context.Context) commandDoneMsg) tea.Cmd {
 	ctx, cancel := m.c.roundContext()
 	m.busy, m.cancel = doing, cancel
+	m.c.work.Add(1)
 	return func() tea.Msg {
+		defer m.c.work.Done()
 		defer cancel()
 		return work(ctx)
 	}
@@ -238,6 +240,10 @@ func (m *chatModel) commandWithAnswers(doing string, work func(ctx context.Conte
 	m.answers = w
 	return m.background(doing, func(ctx context.Context) commandDoneMsg {
 		defer r.CloseWithError(errors.New("the command has ended"))
+		// A question still waiting for its answer gets none when the
+		// command is cancelled.
+		stop := context.AfterFunc(ctx, func() { r.CloseWithError(context.Cause(ctx)) })
+		defer stop()
 		work(ctx, bufio.NewScanner(r))
 		return commandDoneMsg{}
 	})

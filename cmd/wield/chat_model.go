@@ -362,7 +362,9 @@ func (m *chatModel) start(task string) tea.Cmd {
 	ctx, cancel := m.c.roundContext()
 	m.running, m.cancel, m.round, m.live = true, cancel, 0, llm.Usage{}
 	env := m.c.env
+	m.c.work.Add(1)
 	return func() tea.Msg {
+		defer m.c.work.Done()
 		o, err := env.agent.Run(ctx, env.session, task)
 		return runDoneMsg{o, err}
 	}
