@@ -29,7 +29,7 @@ type otlpSpan struct {
 		Value struct {
 			String *string `json:"stringValue"`
 			Int    *string `json:"intValue"`
-			Double *float64
+			Double *float64 `json:"doubleValue"`
 			Bool   *bool `json:"boolValue"`
 		} `json:"value"`
 	} `json:"attributes"`
@@ -49,6 +49,8 @@ func (s *otlpSpan) attr(key string) (string, bool) {
 			return *v.Int, true
 		case v.Bool != nil:
 			return strconv.FormatBool(*v.Bool), true
+		case v.Double != nil:
+			return strconv.FormatFloat(*v.Double, 'f', 3, 64), true
 		}
 		return "", true
 	}
@@ -191,8 +193,9 @@ func (c *collector) stop(t *testing.T) []*otlpSpan {
 }
 
 // spanTree renders spans as an indented tree, children in start order,
-// each line the span's name and, for MCP spans, its kind.
-func spanTree(spans []*otlpSpan) string {
+// each line the span's name and, for MCP spans, its kind; with detail,
+// the attributes that say most follow.
+func spanTree(spans []*otlpSpan, detail ...string) string {
 	byID := map[string]*otlpSpan{}
 	for _, s := range spans {
 		byID[s.SpanID] = s
@@ -217,7 +220,13 @@ func spanTree(spans []*otlpSpan) string {
 		case kindServer:
 			name += " (server)"
 		}
-		fmt.Fprintf(&b, "%s%s\n", strings.Repeat("  ", depth), name)
+		fmt.Fprintf(&b, "%s%s", strings.Repeat("  ", depth), name)
+		for _, k := range detail {
+			if v, ok := s.attr(k); ok {
+				fmt.Fprintf(&b, " %s=%s", k, v)
+			}
+		}
+		b.WriteByte('\n')
 		k := kids[s.SpanID]
 		slices.SortStableFunc(k, func(x, y *otlpSpan) int {
 			if start(x) < start(y) {
@@ -371,7 +380,9 @@ func TestTracing_collector(t *testing.T) {
   chat replay (client)
 `
 	got := spanTree(spans)
-	t.Logf("span tree:\n%s", got)
+	t.Logf("span tree:\n%s", spanTree(spans, "gen_ai.conversation.id", "gen_ai.tool.call.id", "gen_ai.usage.input_tokens",
+		"gen_ai.usage.output_tokens", "gen_ai.usage.cache_read.input_tokens", "wield.policy.decision", "wield.tool.queue_wait_ms",
+		"wield.tool.run_ms", "network.transport", "wield.stop_reason"))
 	if got != want {
 		t.Fatalf("span tree:\n%s\nwant:\n%s\nthe MCP server's log:\n%s", got, want, srv.log.String())
 	}
@@ -429,7 +440,8 @@ func TestTracing_collector(t *testing.T) {
 		t.Errorf("the first chat's gen_ai.usage.cache_read.input_tokens = %q, want 40", v)
 	}
 	ex := named("execute_tool mcp__self__echo", kindInternal)
-	for _, k := range []string{"wield.tool.queue_wait_ms", "wield.tool.run_ms", "wield.approval.wait_ms"} {
+	// No one was asked (a rule allows the call), so no approval wait.
+	for _, k := range []string{"wield.tool.queue_wait_ms", "wield.tool.run_ms"} {
 		if _, ok := ex.attr(k); !ok {
 			t.Errorf("execute_tool has no %s", k)
 		}
