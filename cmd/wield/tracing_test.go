@@ -27,10 +27,10 @@ type otlpSpan struct {
 	Attributes   []struct {
 		Key   string `json:"key"`
 		Value struct {
-			String *string `json:"stringValue"`
-			Int    *string `json:"intValue"`
+			String *string  `json:"stringValue"`
+			Int    *string  `json:"intValue"`
 			Double *float64 `json:"doubleValue"`
-			Bool   *bool `json:"boolValue"`
+			Bool   *bool    `json:"boolValue"`
 		} `json:"value"`
 	} `json:"attributes"`
 	StartTimeUnixNano string `json:"startTimeUnixNano"`
