@@ -190,7 +190,9 @@ func (m *Manager) diagnose(ctx context.Context, s *server) (d Diagnosis) {
 
 	status := &statusRecorder{}
 	opts := m.opts
-	opts.OnToolsChanged = nil
+	// The diagnosis says what went wrong; the manager's warnings would
+	// say it again.
+	opts.OnToolsChanged, opts.Logger = nil, nil
 	opts.HTTPClient = status.client(m.opts.HTTPClient)
 	tm := NewManager(map[string]ServerConfig{s.name: cfg}, &opts)
 	ts := tm.servers[s.name]
@@ -530,7 +532,9 @@ func (d *Diagnosis) format(b *strings.Builder) {
 		}
 		line("live", live)
 	}
-	if len(d.Stderr) > 0 || d.LogFile != "" {
+	if len(d.Stderr) == 0 {
+		line("log", d.LogFile)
+	} else {
 		head := fmt.Sprintf("stderr (last %d lines", len(d.Stderr))
 		if d.LogFile != "" {
 			head += ", log " + d.LogFile
