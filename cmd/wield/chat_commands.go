@@ -21,6 +21,9 @@ import (
 // A slashCommand is one of the chat's own commands.
 type slashCommand struct {
 	name, args, help string
+	// idle reports whether the command waits until no task runs (it
+	// changes the session, or needs the model).
+	idle bool
 	// run acts on arg, the rest of the line; a command that takes time
 	// returns the tea.Cmd that does the work (see chatModel.background).
 	run func(m *chatModel, arg string) tea.Cmd
@@ -29,25 +32,30 @@ type slashCommand struct {
 // slashCommands lists the chat's commands, in the order /help shows them.
 func slashCommands() []slashCommand {
 	return []slashCommand{
-		{"help", "", "this list, and the keys", (*chatModel).help},
-		{"model", "[name]", "the model; with a name, go on in this session with that model", (*chatModel).model},
-		{"new", "", "start a new session", (*chatModel).newSession},
-		{"resume", "[prefix]", "go on in the session whose id starts with prefix; without one, list them", (*chatModel).resume},
-		{"sessions", "", "the workspace's latest sessions", (*chatModel).sessions},
-		{"tools", "", "the tools the model is offered", (*chatModel).tools},
-		{"permissions", "", "the permission mode and rules", (*chatModel).permissions},
-		{"cost", "", "the tokens and cost of this chat", (*chatModel).cost},
-		{"compact", "[focus]", "compact the session's older turns into a checked summary", (*chatModel).compact},
-		{"undo", "", "take back the file changes of the last task (again: redo them)", (*chatModel).undo},
-		{"plan", "", "enter plan mode (read-only until you approve a plan), or leave it", (*chatModel).plan},
-		{"quit", "", "end the chat; the session is kept (wield chat --resume ID)", (*chatModel).quitCommand},
+		{"help", "", "this list, and the keys", false, (*chatModel).help},
+		{"model", "[name]", "the model; with a name, go on in this session with that model", true, (*chatModel).model},
+		{"new", "", "start a new session", true, (*chatModel).newSession},
+		{"resume", "[prefix]", "go on in the session whose id starts with prefix; without one, list them", true, (*chatModel).resume},
+		{"sessions", "", "the workspace's latest sessions", false, (*chatModel).sessions},
+		{"tools", "", "the tools the model is offered", false, (*chatModel).tools},
+		{"permissions", "", "the permission mode and rules", false, (*chatModel).permissions},
+		{"cost", "", "the tokens and cost of this chat", false, (*chatModel).cost},
+		{"compact", "[focus]", "compact the session's older turns into a checked summary", true, (*chatModel).compact},
+		{"undo", "", "take back the file changes of the last task (again: redo them)", true, (*chatModel).undo},
+		{"plan", "", "enter plan mode (read-only until you approve a plan), or leave it", true, (*chatModel).plan},
+		{"quit", "", "end the chat; the session is kept (wield chat --resume ID)", false, (*chatModel).quitCommand},
 	}
 }
 
-// command runs line when it is one of the chat's commands.
+// command runs line when it is one of the chat's commands; while a task
+// runs, only those that need no idle chat run.
 func (m *chatModel) command(line string) (tea.Cmd, bool) {
 	name, arg, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
 	for _, c := range slashCommands() {
+		if c.name == name && c.idle && m.running {
+			m.note = "/" + name + " waits until the task is done: wait, or Esc to cancel it"
+			return nil, true
+		}
 		if c.name == name {
 			m.print(m.pal.bold("> ") + line)
 			return c.run(m, strings.TrimSpace(arg)), true

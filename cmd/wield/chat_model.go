@@ -324,7 +324,7 @@ func (m *chatModel) submit() tea.Cmd {
 		}
 	case trimmed == "":
 		return nil
-	case m.running:
+	case m.running && !strings.HasPrefix(trimmed, "/"):
 		m.note = "the model is still at work: wait, or Esc to cancel it"
 		return nil
 	}
@@ -339,6 +339,10 @@ func (m *chatModel) submit() tea.Cmd {
 			return cmd
 		}
 		expanded, ok := m.c.g.expandCommand(trimmed)
+		if ok && m.running {
+			m.note = "the model is still at work: wait, or Esc to cancel it"
+			return nil
+		}
 		if !ok {
 			m.print(m.pal.red("unknown command "+strings.Fields(trimmed)[0]) + m.pal.dim("; /help lists them"))
 			return nil

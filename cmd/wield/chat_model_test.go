@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -378,4 +379,64 @@ func TestChatScreen_Views(t *testing.T) {
 	}
 	b.WriteString("----- printed -----\n" + strings.Join(slices.Concat(m.printed, m.queue), "\n") + "\n")
 	golden(t, "chat_screens.txt", steady(b.String()))
+}
+
+// TestChatScreen_CompactAsks compacts the session from the screen: the
+// summary is shown, the question is answered in the input, and the
+// compaction is recorded.
+func TestChatScreen_CompactAsks(t *testing.T) {
+	var words []string
+	for i := range 600 {
+		words = append(words, fmt.Sprintf("word%d", i))
+	}
+	script := `{"when": "You write the handoff summary", "round": 1, "text": "GOAL: greet the user.\nTASK STATE: eight greetings done."}
+{"when": "You review a summary", "round": 1, "tool_calls": [{"name": "complete_task", "arguments": {"status": "done", "result": "approved", "data": {"approved": true, "missing": []}}}]}
+{"round": 1, "text": "hello ` + strings.Join(words, " ") + `", "usage": {"input_tokens": 10, "output_tokens": 10}}
+`
+	h := startChat(t, script, nil)
+	for i := range 8 {
+		h.typeLine(fmt.Sprintf("say hello %d", i))
+		h.waitFor("1 round, ")
+	}
+	h.typeLine("/compact the greetings")
+	h.waitFor("Record this compaction?")
+	h.typeLine("y")
+	h.waitFor("wield: compacted turns 1-")
+	h.typeLine("/cost")
+	h.waitFor("80 tokens in")
+	m := h.quit()
+	journal, err := os.ReadFile(filepath.Join(h.ws, ".wield", "sessions", "chat1.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(journal, []byte(`"op":"compact"`)) || !bytes.Contains(journal, []byte("GOAL: greet the user")) {
+		t.Errorf("the journal has no compaction with the summary")
+	}
+	got := strings.Join(m.printed, "\n")
+	for _, want := range []string{"GOAL: greet the user.", "Record this compaction? The turns stay in the session either way. [y/N] y"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the transcript lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestChatScreen_WhileRunning runs the commands that only read while a
+// task is at work, and holds back those that would change the session.
+func TestChatScreen_WhileRunning(t *testing.T) {
+	m := screenByHand(t)
+	m.running = true
+	for _, line := range []string{"/cost", "/new", "another task"} {
+		m.input.SetValue(line)
+		m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	}
+	got := strings.Join(slices.Concat(m.printed, m.queue), "\n")
+	if !strings.Contains(got, "no tokens used yet") {
+		t.Errorf("/cost while a task runs printed nothing:\n%s", got)
+	}
+	if strings.Contains(got, "/new") || m.busy != "" {
+		t.Errorf("/new ran while a task runs:\n%s", got)
+	}
+	if m.note != "the model is still at work: wait, or Esc to cancel it" {
+		t.Errorf("note after a task typed while one runs = %q", m.note)
+	}
 }
