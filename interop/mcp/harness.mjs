@@ -17,6 +17,9 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 export const wieldBin = process.env.WIELD_BIN;
 if (!wieldBin) throw new Error('WIELD_BIN must name the wield binary to test');
 
+/** A 1x1 PNG, in the workspace as pixel.png: read_file answers with it as image content. */
+export const PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
+
 /**
  * A fresh workspace with a few files for the file tools. Unless bare, its
  * .wield/settings.json allows run_shell_command, write_file and replace,
@@ -27,6 +30,7 @@ export function makeWorkspace({ bare = false } = {}) {
   writeFileSync(join(dir, 'hello.txt'), 'hello from the interop test\nsecond line\n');
   mkdirSync(join(dir, 'sub'));
   writeFileSync(join(dir, 'sub', 'notes.md'), '# notes\nneedle here\n');
+  writeFileSync(join(dir, 'pixel.png'), Buffer.from(PIXEL_PNG, 'base64'));
   if (!bare) {
     mkdirSync(join(dir, '.wield'));
     writeFileSync(join(dir, '.wield', 'settings.json'),
@@ -261,6 +265,7 @@ export const validArgs = {
   skill_search: { args: { query: 'pdf' }, succeeds: true, text: 'No skill matches' },
   create_skill: { args: { name: 'lint-fix', description: 'Fixes lint findings.', body: 'Run the linter.' }, error: /denied: needs approval/ },
   list_plugins: { args: {}, succeeds: true, text: 'No plugins are installed' },
+  debug_mcp_server: { args: {}, succeeds: true, text: 'no MCP servers configured' },
   // Environment variables: secrets by name are never shown; nobody can
   // give a value over MCP.
   get_env: { args: { name: 'OPENAI_API_KEY' }, error: /looks like a secret, so its value is not shown/ },

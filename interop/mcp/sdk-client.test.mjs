@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
+  PIXEL_PNG,
   ChildStdio,
   Tap,
   deriveArgs,
@@ -126,6 +127,16 @@ function checkTools(getClient, workdir) {
           `${tool.name}: no violation at /${wrong.name}: ${JSON.stringify(violations)}`);
       });
     }
+  });
+
+  test('read_file of a PNG answers with the picture as image content', async () => {
+    const res = await getClient().callTool({ name: 'read_file', arguments: { path: 'pixel.png' } });
+    assert.equal(res.isError ?? false, false, textOf(res));
+    assert.match(textOf(res), /pixel\.png is an image \(image\/png, 1×1/);
+    const images = res.content.filter((c) => c.type === 'image');
+    assert.equal(images.length, 1, JSON.stringify(res.content));
+    assert.equal(images[0].mimeType, 'image/png');
+    assert.equal(images[0].data, PIXEL_PNG);
   });
 
   test('an unknown tool is a protocol error', async () => {
