@@ -21,9 +21,10 @@ func newChatCommand(g *globals) *cobra.Command {
 		Long: `Chat works task after task in the same session, so every task sees the ones
 before it.
 
-At a terminal, chat is a full-screen conversation. The model's answer
-streams in and is shown as Markdown once complete; each tool call is a
-line saying what it touched and what it came to. A call that needs
+At a terminal, chat is a conversation screen under the terminal's
+scrollback, where what is finished stays. The model's answer streams in
+and is shown as Markdown once complete; each tool call is a line saying
+what it touched and what it came to. A call that needs
 approval shows what it will do (an edit as a diff, a shell line command
 by command) and waits for a key: y yes, n no, e no and say why (the model
 reads it), a always in this session, p always in this project. The status
