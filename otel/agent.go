@@ -91,7 +91,21 @@ type RunOutcome struct {
 
 // End ends the run's span with its outcome; a non-nil err marks it failed.
 func (r *Run) End(o RunOutcome, err error) {
-	if r == nil || r.span == nil {
+	if r == nil {
+		return
+	}
+	// Calls still open await approval: their results are not recorded
+	// in this run (a resumed run traces them again).
+	r.mu.Lock()
+	for id, cs := range r.calls {
+		if cs.span != nil {
+			cs.span.SetAttributes(keyAwaitingApproval.Bool(true))
+			cs.span.End()
+		}
+		delete(r.calls, id)
+	}
+	r.mu.Unlock()
+	if r.span == nil {
 		return
 	}
 	r.span.SetAttributes(keyStopReason.String(o.StopReason), keyRounds.Int(o.Rounds), keyToolCalls.Int(o.ToolCalls))

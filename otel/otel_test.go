@@ -334,3 +334,27 @@ func TestMCP_serverWithoutTraceContextStartsATrace(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentRun_pausedCallIsNoError: a call left awaiting approval ends
+// with the run, marked as such, and is not a failure.
+func TestAgentRun_pausedCallIsNoError(t *testing.T) {
+	r := newRecorded(t, otel.Config{})
+	reg, _ := tool.NewRegistry(upperTool())
+	model := script(t, `{"round": 1, "tool_calls": [{"id": "c1", "name": "upper", "arguments": {"text": "hi"}}]}`)
+	a, _ := agent.New(agent.Config{Provider: model, Tools: reg, Telemetry: r.tel,
+		RunnerOptions: tool.RunnerOptions{Gate: askGate{}, PauseForApproval: true}})
+	out, err := a.Run(t.Context(), agent.NewMemorySession("s"), "shout hi")
+	if err != nil || out.Reason != agent.StopApproval {
+		t.Fatalf("Run = %v, %v; want a pause for approval", out.Reason, err)
+	}
+	ex := find(t, r.spans.Ended(), "execute_tool upper")
+	if got := attrs(ex)["wield.tool.awaiting_approval"].AsBool(); !got {
+		t.Errorf("wield.tool.awaiting_approval = %v, want true", got)
+	}
+	if ex.Status().Code.String() == "Error" {
+		t.Errorf("the paused call's span has status %v, want no error", ex.Status())
+	}
+	if got := attrs(ex)["wield.policy.decision"].AsString(); got != "ask" {
+		t.Errorf("wield.policy.decision = %q, want ask", got)
+	}
+}

@@ -70,17 +70,18 @@ const (
 // wield's own attributes, under wield.* as the conventions ask of
 // attributes they do not define.
 const (
-	keyStopReason     = attribute.Key("wield.stop_reason")
-	keyRounds         = attribute.Key("wield.rounds")
-	keyToolCalls      = attribute.Key("wield.tool_calls")
-	keyParentCall     = attribute.Key("wield.parent_call.id")
-	keyPolicyDecision = attribute.Key("wield.policy.decision")
-	keyPolicyReason   = attribute.Key("wield.policy.reason")
-	keyApprovalWait   = attribute.Key("wield.approval.wait_ms")
-	keyQueueWait      = attribute.Key("wield.tool.queue_wait_ms")
-	keyRunTime        = attribute.Key("wield.tool.run_ms")
-	keyToolSuccess    = attribute.Key("wield.tool.success")
-	keyMCPServer      = attribute.Key("wield.mcp.server")
+	keyStopReason       = attribute.Key("wield.stop_reason")
+	keyRounds           = attribute.Key("wield.rounds")
+	keyToolCalls        = attribute.Key("wield.tool_calls")
+	keyParentCall       = attribute.Key("wield.parent_call.id")
+	keyPolicyDecision   = attribute.Key("wield.policy.decision")
+	keyPolicyReason     = attribute.Key("wield.policy.reason")
+	keyApprovalWait     = attribute.Key("wield.approval.wait_ms")
+	keyQueueWait        = attribute.Key("wield.tool.queue_wait_ms")
+	keyRunTime          = attribute.Key("wield.tool.run_ms")
+	keyToolSuccess      = attribute.Key("wield.tool.success")
+	keyAwaitingApproval = attribute.Key("wield.tool.awaiting_approval")
+	keyMCPServer        = attribute.Key("wield.mcp.server")
 )
 
 // Values of gen_ai.token.type and gen_ai.tool.type.

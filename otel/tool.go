@@ -117,7 +117,7 @@ func (r *Run) call(id string) *callSpan {
 	return r.calls[id]
 }
 
-// finished ends the span of the call e reports the end of. The call's
+// finished notes the timings of the call e reports the end of. The call's
 // state stays until its result is recorded, so that the journal's record
 // of it can name the span.
 func (r *Run) finished(e tool.Event) {
@@ -140,18 +140,9 @@ func (r *Run) finished(e tool.Event) {
 	if approval > 0 {
 		cs.span.SetAttributes(keyApprovalWait.Float64(ms(approval)))
 	}
-	res := e.Result
-	if res != nil {
-		if !res.Success {
-			cs.span.SetAttributes(keyToolSuccess.Bool(false), keyErrorType.String(errToolFailed))
-			cs.span.SetStatus(codes.Error, res.Error)
-		}
-		if r.t.capture {
-			s, _ := r.t.content(res.ForModel())
-			cs.span.SetAttributes(keyToolCallResult.String(s))
-		}
-	}
-	cs.span.End()
+	// The span ends when the result is recorded (see
+	// tracedRecorder.RecordResult), or, for a call left awaiting approval,
+	// which is not recorded, with the run.
 }
 
 // ms returns d in milliseconds.
@@ -180,11 +171,25 @@ func (t tracedRecorder) RecordResult(ctx context.Context, c *tool.Call, res tool
 	t.r.mu.Unlock()
 	if cs != nil && cs.span != nil {
 		ctx = trace.ContextWithSpan(ctx, cs.span)
+		defer endCall(t.r.t, cs.span, res)
 	}
 	if m := t.r.t.m.duration; m != nil {
 		m.Record(ctx, res.Duration.Seconds(), t.r.t.toolMetricAttrs(c.Tool, res.Success))
 	}
 	return t.Recorder.RecordResult(ctx, c, res)
+}
+
+// endCall ends a call's span with its result.
+func endCall(t *Telemetry, span trace.Span, res tool.Result) {
+	if !res.Success {
+		span.SetAttributes(keyToolSuccess.Bool(false), keyErrorType.String(errToolFailed))
+		span.SetStatus(codes.Error, res.Error)
+	}
+	if t.capture {
+		s, _ := t.content(res.ForModel())
+		span.SetAttributes(keyToolCallResult.String(s))
+	}
+	span.End()
 }
 
 // tracedGate notes the gate's decision on the call's span.
