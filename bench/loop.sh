@@ -14,8 +14,9 @@
 # through 10, 100 and 1,000 rounds (ROUNDS), each driver in its own process,
 # taking turns, REPEAT times (median kept; 1,000 rounds once unless REPEAT_LONG
 # says otherwise). Each driver times its run from the first request to the
-# answer (process start and imports left out); peak RSS is the whole
-# process's, from /usr/bin/time. It prints per-round time, rounds per
+# answer (process start and imports left out); peak RSS and CPU time
+# (user + system, which a loaded machine inflates less than wall time)
+# are the whole process's, from /usr/bin/time. It prints per-round time, rounds per
 # second, peak RSS, and the slope of per-round time against history (how
 # much a round costs more per 100 rounds already in the conversation), and
 # checks wield's goals: at 1,000 rounds, at least 3x the best peer's rounds
@@ -74,27 +75,28 @@ for _ in $(seq 100); do [ -s "$bin/addr" ] && break; sleep 0.05; done
 url=$(head -1 "$bin/addr")
 [ -n "$url" ] || { echo "loop.sh: the scripted server did not start:" >&2; cat "$bin/server.log" >&2; exit 1; }
 
-# run DRIVER ROUNDS prints "SECONDS MAXRSS_KB".
+# run DRIVER ROUNDS prints "SECONDS MAXRSS_KB CPU_SECONDS".
 run() {
   local out
   case $1 in
-  wield) out=$(/usr/bin/time -f "rss=%M" "$bin/wield" -url "$url" -rounds "$2" 2>&1) ;;
-  wield-journaled) out=$(/usr/bin/time -f "rss=%M" "$bin/wield" -journal -url "$url" -rounds "$2" 2>&1) ;;
-  eino) out=$(/usr/bin/time -f "rss=%M" "$bin/eino" -url "$url" -rounds "$2" 2>&1) ;;
-  genkit) out=$(/usr/bin/time -f "rss=%M" "$bin/genkit" -url "$url" -rounds "$2" 2>&1) ;;
-  vercel-ai) out=$(cd "$deps" && /usr/bin/time -f "rss=%M" "$node" vercel.mjs --url="$url" --rounds="$2" 2>&1) ;;
-  openai-agents) out=$(cd "$deps" && /usr/bin/time -f "rss=%M" "$node" agents.mjs --url="$url" --rounds="$2" 2>&1) ;;
+  wield) out=$(/usr/bin/time -f "rss=%M cpu=%U+%S" "$bin/wield" -url "$url" -rounds "$2" 2>&1) ;;
+  wield-journaled) out=$(/usr/bin/time -f "rss=%M cpu=%U+%S" "$bin/wield" -journal -url "$url" -rounds "$2" 2>&1) ;;
+  eino) out=$(/usr/bin/time -f "rss=%M cpu=%U+%S" "$bin/eino" -url "$url" -rounds "$2" 2>&1) ;;
+  genkit) out=$(/usr/bin/time -f "rss=%M cpu=%U+%S" "$bin/genkit" -url "$url" -rounds "$2" 2>&1) ;;
+  vercel-ai) out=$(cd "$deps" && /usr/bin/time -f "rss=%M cpu=%U+%S" "$node" vercel.mjs --url="$url" --rounds="$2" 2>&1) ;;
+  openai-agents) out=$(cd "$deps" && /usr/bin/time -f "rss=%M cpu=%U+%S" "$node" agents.mjs --url="$url" --rounds="$2" 2>&1) ;;
   *) echo "loop.sh: unknown driver $1" >&2; exit 2 ;;
   esac
-  local secs rss
+  local secs rss cpu
   secs=$(sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' <<<"$out" | tail -1)
   rss=$(sed -n 's/.*rss=\([0-9]*\).*/\1/p' <<<"$out" | tail -1)
+  cpu=$(sed -n 's/.*cpu=\([0-9.]*\)+\([0-9.]*\).*/\1 \2/p' <<<"$out" | tail -1 | awk '{print $1 + $2}')
   if [ -z "$secs" ]; then
     echo "loop.sh: $1 failed at $2 rounds:" >&2
     echo "$out" >&2
     exit 1
   fi
-  echo "$secs $rss"
+  echo "$secs $rss $cpu"
 }
 
 results="$bin/results"
@@ -112,7 +114,7 @@ for n in $rounds_list; do
 done
 
 awk -v explore="$explore" -v drivers="$drivers" -v rounds="$rounds_list" '
-{ key = $1 " " $2; vals[key] = vals[key] " " $3; if ($4 > rss[key]) rss[key] = $4 }
+{ key = $1 " " $2; vals[key] = vals[key] " " $3; cpus[key] = cpus[key] " " $5; if ($4 > rss[key]) rss[key] = $4 }
 function median(s,   a, n, i, j, t) {
 	n = split(s, a, " ")
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
@@ -120,11 +122,11 @@ function median(s,   a, n, i, j, t) {
 }
 END {
 	nd = split(drivers, ds, " "); nr = split(rounds, rs, " ")
-	printf "%-16s %7s %10s %11s %10s %10s\n", "driver", "rounds", "total s", "ms/round", "rounds/s", "peak MB"
+	printf "%-16s %7s %10s %11s %10s %12s %10s\n", "driver", "rounds", "total s", "ms/round", "rounds/s", "CPU ms/round", "peak MB"
 	for (i = 1; i <= nd; i++) for (j = 1; j <= nr; j++) {
 		key = ds[i] " " rs[j]; if (!(key in vals)) continue
-		t = median(vals[key]); per[key] = t * 1000 / rs[j]
-		printf "%-16s %7d %10.3f %11.3f %10.0f %10.1f\n", ds[i], rs[j], t, per[key], rs[j] / t, rss[key] / 1024
+		t = median(vals[key]); per[key] = t * 1000 / rs[j]; cpu[key] = median(cpus[key]) * 1000 / rs[j]
+		printf "%-16s %7d %10.3f %11.3f %10.0f %12.3f %10.1f\n", ds[i], rs[j], t, per[key], rs[j] / t, cpu[key], rss[key] / 1024
 	}
 	# The slope is taken between the two largest counts: the first rounds
 	# of a process pay for connections, JIT and warm-up.
@@ -134,7 +136,7 @@ END {
 		for (i = 1; i <= nd; i++) {
 			a = per[ds[i] " " lo]; b = per[ds[i] " " hi]
 			if (a == "" || b == "") continue
-			printf "%-16s %+9.3f ms/round per 100 rounds   (round at %d = %.2fx round at %d)\n", ds[i], (b - a) / (hi - lo) * 100, hi, b / a, lo
+			printf "%-16s %+9.3f ms/round per 100 rounds   (round at %d = %.2fx round at %d; CPU %.2fx)\n", ds[i], (b - a) / (hi - lo) * 100, hi, b / a, lo, cpu[ds[i] " " hi] / cpu[ds[i] " " lo]
 		}
 	}
 	# Goals, at the largest round count.
