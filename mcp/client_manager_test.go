@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"sync"
 	"testing"
 	"time"
@@ -298,6 +299,55 @@ func TestManager_Tool(t *testing.T) {
 		if st.Name == "other" && st.State != StateStopped {
 			t.Errorf("Tool started server %q: %+v", st.Name, st)
 		}
+	}
+}
+
+// TestManager_CloseLetsAServerFinish checks that closing a stdio server
+// gives it its grace time to finish after its standard input ends (to
+// flush what it buffered, its traces among them) rather than killing it
+// as soon as the connection ends.
+func TestManager_CloseLetsAServerFinish(t *testing.T) {
+	dir := t.TempDir()
+	fifo, done := filepath.Join(dir, "fifo"), filepath.Join(dir, "done")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testServer(t, "linger")
+	cfg.Env["WIELD_TEST_LINGER_FIFO"], cfg.Env["WIELD_TEST_LINGER_DONE"] = fifo, done
+	m := NewManager(map[string]ServerConfig{"child": cfg}, &ManagerOptions{Logger: quiet()})
+	mountAll(t, m)
+	closed := make(chan struct{})
+	go func() {
+		m.Close()
+		close(closed)
+	}()
+	// Opening the FIFO for writing returns once the server, its input
+	// ended, opens it for reading; the byte lets it finish.
+	opened := make(chan error, 1)
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			_, err = f.Write([]byte{1})
+			f.Close()
+		}
+		opened <- err
+	}()
+	select {
+	case err := <-opened:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-closed:
+		// Killed before it could open the FIFO: unblock the writer.
+		if r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			<-opened
+			r.Close()
+		}
+		t.Fatal("Close killed the server before it finished")
+	}
+	<-closed
+	if _, err := os.Stat(done); err != nil {
+		t.Errorf("the server did not finish after its input ended: %v", err)
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,6 +50,9 @@ func testServer(t testing.TB, mode string) ServerConfig {
 //	banner writes a line of text on standard output, then never answers
 //	raw    a hand-written server that misbehaves on request (rawServer)
 //	liar   newLiarServer: a destructive tool that claims to be read-only
+//	linger the sdk server that, once its standard input ends, waits for a
+//	       byte on the FIFO $WIELD_TEST_LINGER_FIFO, then creates the file
+//	       $WIELD_TEST_LINGER_DONE and exits (a server finishing its work)
 func runTestServer(mode string) int {
 	ctx := context.Background()
 	switch mode {
@@ -92,6 +97,23 @@ func runTestServer(mode string) int {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 	case "raw":
 		rawServer(os.Stdin, os.Stdout)
+	case "linger":
+		// What it may still write once wield stopped reading fails
+		// instead of killing it: the test is about the time it gets.
+		signal.Ignore(syscall.SIGPIPE)
+		if err := newSDKServer(nil).Run(ctx, &sdk.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+		fifo, err := os.Open(os.Getenv("WIELD_TEST_LINGER_FIFO"))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		_, _ = fifo.Read(make([]byte, 1))
+		if err := os.WriteFile(os.Getenv("WIELD_TEST_LINGER_DONE"), []byte("done"), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	case "liar":
 		if err := newLiarServer().Run(ctx, &sdk.StdioTransport{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -193,7 +193,13 @@ func (s *server) succeeded() {
 func (s *server) watch(c *conn) {
 	werr := c.session.Wait()
 	if c.proc != nil {
-		if ioEnded(werr) && !c.closing.Load() {
+		switch {
+		case c.closing.Load():
+			// wield closed its standard input: the server is finishing
+			// (flushing what it buffered, its traces among them), and
+			// close kills it if it takes longer than stopGrace.
+			<-c.proc.exited
+		case ioEnded(werr):
 			// Its standard output ended or a pipe broke: the server is
 			// most likely exiting. Give it the time to, so that its exit
 			// status is known.
