@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/policy"

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/llm"

@@ -15,11 +15,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/cursor"
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textarea"
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/llm"
@@ -116,12 +115,14 @@ func newChatModel(c *chat, color bool) *chatModel {
 	in.MaxHeight = 12
 	in.SetHeight(1)
 	plain := lipgloss.NewStyle()
-	// Plain styles: the default ones are adaptive colours, which ask the
-	// terminal for its background.
-	st := textarea.Style{Base: plain, CursorLine: plain, CursorLineNumber: plain, EndOfBuffer: plain,
-		LineNumber: plain, Placeholder: plain.Faint(color), Prompt: plain.Bold(color), Text: plain}
-	in.FocusedStyle, in.BlurredStyle = st, st
-	in.Cursor.SetMode(cursor.CursorStatic)
+	// Plain styles, the same on any background: the default ones are
+	// chosen for a dark or a light one, which only the terminal knows.
+	st := textarea.StyleState{Base: plain, CursorLine: plain, CursorLineNumber: plain, EndOfBuffer: plain,
+		LineNumber: plain, Placeholder: plain.Faint(color), Prompt: plain.Bold(color), Text: plain, Selection: plain.Reverse(color)}
+	in.SetStyles(textarea.Styles{Focused: st, Blurred: st, Cursor: textarea.CursorStyle{Shape: tea.CursorBar}})
+	// The terminal's own cursor (see View): a drawn one would put an
+	// escape sequence into the screen even without colours.
+	in.SetVirtualCursor(false)
 	in.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j", "shift+enter"))
 	in.Focus()
 	m := &chatModel{c: c, pal: palette{color: color}, md: markdownRenderer{color: color}, width: 80, now: time.Now, input: in}
@@ -145,8 +146,10 @@ func (m *chatModel) update(msg tea.Msg) tea.Cmd {
 		m.width = msg.Width
 		m.input.SetWidth(max(msg.Width-1, 10))
 		return nil
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		return m.key(msg)
+	case tea.PasteMsg:
+		return m.paste(msg)
 	case eventMsg:
 		m.event(msg.e)
 		return nil
@@ -172,8 +175,20 @@ func (m *chatModel) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// paste takes in pasted text, unless a call waits for a key.
+func (m *chatModel) paste(p tea.PasteMsg) tea.Cmd {
+	m.note = ""
+	if m.approval != nil && !m.explaining {
+		return nil
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(p)
+	m.fitInput()
+	return cmd
+}
+
 // key handles a key press.
-func (m *chatModel) key(k tea.KeyMsg) tea.Cmd {
+func (m *chatModel) key(k tea.KeyPressMsg) tea.Cmd {
 	m.note = ""
 	switch k.String() {
 	case "ctrl+c":
@@ -584,11 +599,25 @@ func (m *chatModel) setStatus() {
 	}
 }
 
-// View draws what is going on, the input and the status line.
-func (m *chatModel) View() string {
-	if m.done {
-		return ""
+// View draws what is going on, the input and the status line, with the
+// terminal's cursor in the input.
+func (m *chatModel) View() tea.View {
+	content, inputLine := m.screen()
+	v := tea.NewView(content)
+	if c := m.input.Cursor(); c != nil && inputLine >= 0 {
+		c.Y += inputLine
+		v.Cursor = c
 	}
+	return v
+}
+
+// screen returns what View draws, and the line the input starts on (-1
+// when it is not shown).
+func (m *chatModel) screen() (content string, inputLine int) {
+	if m.done {
+		return "", -1
+	}
+	inputLine = -1
 	var b strings.Builder
 	if t := m.text.String(); t != "" {
 		b.WriteString(lipgloss.NewStyle().Width(m.width).Render(strings.TrimRight(t, "\n")))
@@ -609,13 +638,14 @@ func (m *chatModel) View() string {
 		if m.explaining {
 			b.WriteString(m.pal.dim("why not? (the model reads it; Enter sends, Esc goes back)") + "\n")
 		}
+		inputLine = strings.Count(b.String(), "\n")
 		b.WriteString(m.input.View() + "\n")
 	}
 	if m.note != "" {
 		b.WriteString(m.pal.dim(m.note) + "\n")
 	}
 	b.WriteString(statusLine(m.pal, m.status, m.width))
-	return b.String()
+	return b.String(), inputLine
 }
 
 func (m *chatModel) approvalView() string {

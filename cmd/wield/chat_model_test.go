@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,10 +14,8 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/exp/teatest"
-	"github.com/muesli/termenv"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/llm"
@@ -35,7 +32,22 @@ type chatHarness struct {
 	ws    string
 	tm    *teatest.TestModel
 	clock *fakeClock
-	out   io.Reader
+	// changed gets a value when the program has taken a message in
+	// (other than a probe); seen is how many of the printed lines a
+	// waitFor has already looked at.
+	changed chan struct{}
+	seen    int
+}
+
+// A probeMsg asks the program for what the person sees: it is answered
+// by the harness's filter, on the program's goroutine, and never reaches
+// the model.
+type probeMsg struct{ reply chan<- shown }
+
+// shown is what the screen shows: what it printed and its view.
+type shown struct {
+	printed []string
+	screen  string
 }
 
 // A fakeClock is the screen's clock in tests: it moves only when told.
@@ -60,7 +72,6 @@ func (c *fakeClock) advance(d time.Duration) {
 // extra edits the flags.
 func startChat(t *testing.T, script string, extra func(*runFlags)) *chatHarness {
 	t.Helper()
-	lipgloss.SetColorProfile(termenv.Ascii)
 	ws := testWorkspace(t)
 	if err := os.WriteFile(filepath.Join(ws, "script.jsonl"), []byte(script), 0o644); err != nil {
 		t.Fatal(err)
@@ -84,33 +95,92 @@ func startChat(t *testing.T, script string, extra func(*runFlags)) *chatHarness 
 	m := newChatModel(c, false)
 	clock := &fakeClock{t: time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)}
 	m.now = clock.now
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
+	changed := make(chan struct{}, 1)
+	filter := func(model tea.Model, msg tea.Msg) tea.Msg {
+		if p, ok := msg.(probeMsg); ok {
+			m := model.(*chatModel)
+			p.reply <- shown{slices.Concat(m.printed, m.queue), screenOf(m)}
+			return nil
+		}
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+		return msg
+	}
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24), teatest.WithProgramOptions(tea.WithFilter(filter)))
 	screen.send = tm.Send
 	g.stdout, g.stderr = screenWriter{tm.Send}, screenWriter{tm.Send}
 	t.Cleanup(func() { env.close() })
-	return &chatHarness{t: t, ws: ws, tm: tm, clock: clock, out: tm.Output()}
+	return &chatHarness{t: t, ws: ws, tm: tm, clock: clock, changed: changed}
 }
 
-// waitFor waits until the screen shows want.
+// waitFor waits until the screen shows want, in what it printed since
+// the last waitFor or in its view. It asks the program rather than
+// reading the terminal's output, where the renderer writes only the
+// cells that change.
 func (h *chatHarness) waitFor(want string) {
 	h.t.Helper()
-	teatest.WaitFor(h.t, h.out, func(b []byte) bool { return bytes.Contains(b, []byte(want)) },
-		teatest.WithDuration(30*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	for {
+		reply := make(chan shown, 1)
+		h.tm.Send(probeMsg{reply})
+		var s shown
+		select {
+		case s = <-reply:
+		case <-deadline.C:
+			h.t.Fatalf("the screen never showed %q: the program does not answer", want)
+		}
+		text := strings.Join(s.printed[min(h.seen, len(s.printed)):], "\n") + "\n" + s.screen
+		if strings.Contains(text, want) {
+			h.seen = len(s.printed)
+			return
+		}
+		select {
+		case <-h.changed:
+		case <-deadline.C:
+			h.t.Fatalf("the screen never showed %q; it shows:\n%s", want, text)
+		}
+	}
 }
 
 // typeLine types s and presses Enter.
 func (h *chatHarness) typeLine(s string) {
 	h.tm.Type(s)
-	h.tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	h.tm.Send(keyEnter)
 }
 
-func (h *chatHarness) key(k tea.KeyType) { h.tm.Send(tea.KeyMsg{Type: k}) }
+func (h *chatHarness) key(k tea.KeyPressMsg) { h.tm.Send(k) }
+
+// The keys the tests press.
+var (
+	keyEnter = tea.KeyPressMsg{Code: tea.KeyEnter}
+	keyEsc   = tea.KeyPressMsg{Code: tea.KeyEscape}
+	keyTab   = tea.KeyPressMsg{Code: tea.KeyTab}
+	keyUp    = tea.KeyPressMsg{Code: tea.KeyUp}
+	keyDown  = tea.KeyPressMsg{Code: tea.KeyDown}
+	keyCtrlC = tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	keyCtrlU = tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl}
+)
+
+// runes is s typed as one key press, as a terminal may send it.
+func runes(s string) tea.KeyPressMsg {
+	r := []rune(s)
+	return tea.KeyPressMsg{Code: r[0], Text: s}
+}
+
+// screenOf returns what m's View draws.
+func screenOf(m *chatModel) string {
+	s, _ := m.screen()
+	return s
+}
 
 // quit presses Ctrl-C twice and returns the screen as it ended.
 func (h *chatHarness) quit() *chatModel {
 	h.t.Helper()
-	h.key(tea.KeyCtrlC)
-	h.key(tea.KeyCtrlC)
+	h.key(keyCtrlC)
+	h.key(keyCtrlC)
 	return h.tm.FinalModel(h.t, teatest.WithFinalTimeout(30*time.Second)).(*chatModel)
 }
 
@@ -128,7 +198,7 @@ var transcriptNoise = []struct {
 // transcript is what the chat printed, then its screen as it ended, with
 // what varies between runs replaced.
 func transcript(m *chatModel) string {
-	return steady(strings.Join(slices.Concat(m.printed, m.queue), "\n") + "\n----- screen -----\n" + m.View() + "\n")
+	return steady(strings.Join(slices.Concat(m.printed, m.queue), "\n") + "\n----- screen -----\n" + screenOf(m) + "\n")
 }
 
 // steady replaces in s what varies between runs, and drops the spaces
@@ -161,7 +231,7 @@ func TestChatScreen_Streaming(t *testing.T) {
 	for _, d := range []string{"# Plan\n\nFirst **read", "** the file,\n", "then `edit` it."} {
 		m.Update(eventMsg{agent.Event{Kind: agent.EventText, Text: d}})
 	}
-	mid := m.View()
+	mid := screenOf(m)
 	m.Update(eventMsg{agent.Event{Kind: agent.EventRoundFinished, Usage: &llm.Usage{InputTokens: 10, OutputTokens: 5}}})
 	golden(t, "chat_streaming.txt", steady("----- streaming -----\n"+mid+"\n")+transcript(m))
 }
@@ -223,7 +293,7 @@ func TestChatScreen_Esc(t *testing.T) {
 	h := startChat(t, script, func(f *runFlags) { f.mode = "yolo" })
 	h.typeLine("wait a minute")
 	h.waitFor("1 tool running")
-	h.key(tea.KeyEsc)
+	h.key(keyEsc)
 	h.waitFor("cancelled")
 	h.typeLine("still there?")
 	h.waitFor("Back.")
@@ -235,13 +305,13 @@ func TestChatScreen_Esc(t *testing.T) {
 func TestChatScreen_CtrlC(t *testing.T) {
 	h := startChat(t, readScript, nil)
 	h.tm.Type("half a thought")
-	h.waitFor("half a thought")
-	h.key(tea.KeyCtrlC)
+	h.waitFor("> half a thought")
+	h.key(keyCtrlC)
 	h.waitFor("Ctrl-C again to quit")
 	h.clock.advance(3 * time.Second)
-	h.key(tea.KeyCtrlC) // too late to quit: a first press again
+	h.key(keyCtrlC) // too late to quit: a first press again
 	h.tm.Type("/cost")
-	h.key(tea.KeyEnter)
+	h.key(keyEnter)
 	h.waitFor("no tokens used yet")
 	m := h.quit()
 	if m.input.Value() != "" {
@@ -274,11 +344,11 @@ func TestChatScreen_Commands(t *testing.T) {
 		h.waitFor(s.want)
 	}
 	h.tm.Type("/he")
-	h.key(tea.KeyTab)
+	h.key(keyTab)
 	h.waitFor("> /help ")
-	h.key(tea.KeyCtrlU)
+	h.key(keyCtrlU)
 	h.tm.Type("/quit")
-	h.key(tea.KeyEnter)
+	h.key(keyEnter)
 	m := h.tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(*chatModel)
 	golden(t, "chat_commands.txt", transcript(m))
 }
@@ -287,42 +357,41 @@ func TestChatScreen_Commands(t *testing.T) {
 // Alt+Enter, a paste, completion.
 func TestChatScreen_Input(t *testing.T) {
 	m := screenByHand(t)
-	keys := func(ks ...tea.KeyMsg) {
+	keys := func(ks ...tea.Msg) {
 		for _, k := range ks {
 			m.Update(k)
 		}
 	}
-	runes := func(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
 	m.history = []string{"first", "second"}
 	m.histPos = len(m.history)
-	keys(runes("draft"), tea.KeyMsg{Type: tea.KeyUp}, tea.KeyMsg{Type: tea.KeyUp})
+	keys(runes("draft"), keyUp, keyUp)
 	if got := m.input.Value(); got != "first" {
 		t.Errorf("after Up Up, input = %q, want first", got)
 	}
-	keys(tea.KeyMsg{Type: tea.KeyDown}, tea.KeyMsg{Type: tea.KeyDown})
+	keys(keyDown, keyDown)
 	if got := m.input.Value(); got != "draft" {
 		t.Errorf("after Down Down, input = %q, want the draft back", got)
 	}
 	m.input.Reset()
-	keys(runes("one"), tea.KeyMsg{Type: tea.KeyEnter, Alt: true}, runes("two"))
+	keys(runes("one"), tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt}, runes("two"))
 	if got := m.input.Value(); got != "one\ntwo" {
 		t.Errorf("after Alt+Enter, input = %q, want two lines", got)
 	}
 	m.input.Reset()
-	keys(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("pasted\nlines"), Paste: true})
+	keys(tea.PasteMsg{Content: "pasted\nlines"})
 	if got := m.input.Value(); got != "pasted\nlines" {
 		t.Errorf("after a paste, input = %q", got)
 	}
 	m.input.Reset()
-	keys(runes("/co"), tea.KeyMsg{Type: tea.KeyTab})
+	keys(runes("/co"), keyTab)
 	if got, note := m.input.Value(), m.note; got != "/co" || note != "/compact  /cost" {
 		t.Errorf("Tab after /co: input %q, note %q; want /co and both commands", got, note)
 	}
-	keys(runes("s"), tea.KeyMsg{Type: tea.KeyTab})
+	keys(runes("s"), keyTab)
 	if got := m.input.Value(); got != "/cost " {
 		t.Errorf("Tab after /cos: input %q, want /cost", got)
 	}
-	if v := m.View(); strings.Contains(v, "\033") {
+	if v := screenOf(m); strings.Contains(v, "\033") {
 		t.Errorf("the screen without colour has escapes:\n%q", v)
 	}
 }
@@ -343,9 +412,9 @@ func screenByHand(t *testing.T) *chatModel {
 func TestChatScreen_Views(t *testing.T) {
 	m := screenByHand(t)
 	var b strings.Builder
-	shot := func(name string) { b.WriteString("----- " + name + " -----\n" + m.View() + "\n") }
-	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("fix the greeting")})
-	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	shot := func(name string) { b.WriteString("----- " + name + " -----\n" + screenOf(m) + "\n") }
+	m.Update(runes("fix the greeting"))
+	m.Update(keyEnter)
 	m.Update(eventMsg{agent.Event{Kind: agent.EventRoundStarted, Round: 1}})
 	m.Update(eventMsg{agent.Event{Kind: agent.EventText, Text: "Let me look at **main.go** first; it is short, so one read will do, and then the fix is a one-line change."}})
 	shot("streaming")
@@ -362,18 +431,18 @@ func TestChatScreen_Views(t *testing.T) {
 		reply:   make(chan tool.Decision, 1)}
 	m.Update(approvalMsg{req})
 	shot("a call asks")
-	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("e")})
-	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("keep hi")})
+	m.Update(runes("e"))
+	m.Update(runes("keep hi"))
 	shot("saying why not")
-	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	m.Update(keyEnter)
 	if d := <-req.reply; d.Verdict != tool.Deny || d.Reason != "the user denied this call: keep hi" {
 		t.Errorf("the decision = %+v, want a denial with the reason", d)
 	}
 	q := &questionRequest{q: askuser.Question{Text: "Which greeting?", Options: []askuser.Option{{Label: "hello"}, {Label: "hi there", Description: "friendlier"}}}, reply: make(chan askuser.Answer, 1)}
 	m.Update(questionMsg{q})
 	shot("a question")
-	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("2")})
-	m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	m.Update(runes("2"))
+	m.Update(keyEnter)
 	if a := <-q.reply; len(a.Chosen) != 1 || a.Chosen[0] != "hi there" {
 		t.Errorf("the answer = %+v, want option 2", a)
 	}
@@ -427,7 +496,7 @@ func TestChatScreen_WhileRunning(t *testing.T) {
 	m.running = true
 	for _, line := range []string{"/cost", "/new", "another task"} {
 		m.input.SetValue(line)
-		m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+		m.Update(keyEnter)
 	}
 	got := strings.Join(slices.Concat(m.printed, m.queue), "\n")
 	if !strings.Contains(got, "no tokens used yet") {

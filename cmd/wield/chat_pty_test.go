@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,13 +56,10 @@ func (s *ptyScreen) waitFor(t *testing.T, want string) {
 	}
 }
 
-// TestChatAtATerminal runs wield chat in a pseudo-terminal: a
-// task is typed, the edit it makes is approved with y, the reply shows,
-// Ctrl-C twice ends the chat with the session kept, and the session goes
-// on in a later chat.
-func TestChatAtATerminal(t *testing.T) {
-	ws := testWorkspace(t)
-	// The test binary is wield when it is called wield (see TestMain).
+// wieldBinary returns a path that runs wield: the test binary, which is
+// wield when it is called wield (see TestMain).
+func wieldBinary(t *testing.T) string {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -70,6 +68,58 @@ func TestChatAtATerminal(t *testing.T) {
 	if err := os.Symlink(self, bin); err != nil {
 		t.Fatal(err)
 	}
+	return bin
+}
+
+// TestVersionDoesNotQueryTheTerminal runs wield --version at a terminal
+// that never answers: it must neither ask the terminal anything (as
+// bubbletea v1's init did, for the background colour, waiting up to 5
+// seconds for the answer) nor wait.
+func TestVersionDoesNotQueryTheTerminal(t *testing.T) {
+	cmd := exec.Command(wieldBinary(t), "--version")
+	// Under -race, a program sleeps a second before it exits (to let
+	// goroutines report races) unless told not to.
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color", "GORACE=atexit_sleep_ms=0")
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tty.Close()
+	read := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(tty) // ends with EIO once wield has exited
+		read <- b
+	}()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("wield --version: %v", err)
+		}
+	case <-time.After(time.Second):
+		cmd.Process.Kill()
+		<-exited
+		t.Errorf("wield --version at a terminal that does not answer took over a second")
+	}
+	var out []byte
+	select {
+	case out = <-read:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the terminal stayed open after wield --version exited")
+	}
+	if bytes.ContainsRune(out, '\x1b') || !bytes.Contains(out, []byte("wield")) {
+		t.Errorf("wield --version wrote %q to the terminal, want its version and no escape sequence", out)
+	}
+}
+
+// TestChatAtATerminal runs wield chat in a pseudo-terminal: a
+// task is typed, the edit it makes is approved with y, the reply shows,
+// Ctrl-C twice ends the chat with the session kept, and the session goes
+// on in a later chat.
+func TestChatAtATerminal(t *testing.T) {
+	ws := testWorkspace(t)
+	bin := wieldBinary(t)
 	script := `{"turn": 1, "round": 1, "text": "I will write it.", "tool_calls": [{"id": "w1", "name": "write_file", "arguments": {"path": "hello.txt", "content": "hello\n"}}], "usage": {"input_tokens": 1200, "output_tokens": 30}}
 {"turn": 1, "round": 2, "text": "Wrote **hello.txt**.", "usage": {"input_tokens": 1300, "output_tokens": 10}}
 {"turn": 2, "round": 1, "text": "Still here: the file is hello.txt."}
@@ -108,7 +158,7 @@ func TestChatAtATerminal(t *testing.T) {
 	screen.waitFor(t, "wield wants to call")
 	screen.waitFor(t, "y yes")
 	tty.WriteString("y")
-	screen.waitFor(t, "Wrote **hello.txt**.")
+	screen.waitFor(t, "Wrote hello.txt.") // rendered: the Markdown was "Wrote **hello.txt**."
 	screen.waitFor(t, "2,500 tokens in")
 	if b, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(b) != "hello\n" {
 		t.Errorf("hello.txt = %q, %v; want the approved write", b, err)
