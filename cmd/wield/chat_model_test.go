@@ -391,6 +391,9 @@ func TestChatScreen_Input(t *testing.T) {
 	if got := m.input.Value(); got != "/cost " {
 		t.Errorf("Tab after /cos: input %q, want /cost", got)
 	}
+	if c := m.View().Cursor; c == nil || c.X != len("> /cost ") || c.Y != 0 {
+		t.Errorf("the cursor = %+v, want the terminal's, after /cost in the input on the first line", c)
+	}
 	if v := screenOf(m); strings.Contains(v, "\033") {
 		t.Errorf("the screen without colour has escapes:\n%q", v)
 	}
