@@ -152,9 +152,11 @@ func TestChatAtATerminal(t *testing.T) {
 	go func() { exited <- cmd.Wait() }()
 
 	screen.waitFor(t, "Ask wield, or /help")
-	tty.WriteString("write hello.txt")
-	screen.waitFor(t, "write hello.txt")
-	tty.WriteString("\r")
+	// The task is typed and sent at once: the screen redraws only the
+	// cells that change, so the input as typed need not show whole in
+	// its output; the task does once sent, printed above the screen.
+	tty.WriteString("write hello.txt\r")
+	screen.waitFor(t, "> write hello.txt")
 	screen.waitFor(t, "wield wants to call")
 	screen.waitFor(t, "y yes")
 	tty.WriteString("y")
