@@ -51,6 +51,9 @@ var confined = map[string][]string{
 	"github.com/modelcontextprotocol/":    {"mcp"},
 	"github.com/spf13/cobra":              {"cmd/wield"},
 	"github.com/charmbracelet/":           {"tui", "cmd/wield"},
+	"charm.land/":                         {"tui", "cmd/wield"},
+	"github.com/jezek/xgb":                {"tools/desktop", "cmd/wield"}, // cmd/wield only quiets its logger
+	"github.com/yuin/goldmark":            {"cmd/wield"},
 	"go.temporal.io/":                     {"durable/temporal"},
 	"go.opentelemetry.io/otel/exporters":  {"otel/otlp"},
 	"go.opentelemetry.io/otel/sdk":        {"otel/otlp"},
