@@ -85,6 +85,8 @@ func TestInterop_Everything(t *testing.T) {
 		tool, args string
 		want       string
 		check      func(t *testing.T, d *CallData)
+		// checkResult sees the whole result (its images among them).
+		checkResult func(t *testing.T, res tool.Result)
 	}{
 		{tool: "echo", args: `{"message":"hello from wield"}`, want: "Echo: hello from wield"},
 		{tool: "get-sum", args: `{"a":2,"b":40}`, want: "42"},
@@ -99,9 +101,14 @@ func TestInterop_Everything(t *testing.T) {
 				}
 			}},
 		{tool: "get-tiny-image", want: "[image image/png",
-			check: func(t *testing.T, d *CallData) {
-				if len(d.Blobs) != 1 || !bytes.HasPrefix(d.Blobs[0].Data, []byte("\x89PNG")) {
-					t.Errorf("blobs = %+v, want one PNG", d.Blobs)
+			checkResult: func(t *testing.T, res tool.Result) {
+				// A picture a model can take is passed on as one of the
+				// result's images, its bytes left out of the call data.
+				if len(res.Images) != 1 || res.Images[0].MIMEType != "image/png" || !bytes.HasPrefix(res.Images[0].Data, []byte("\x89PNG")) {
+					t.Errorf("images = %+v, want one PNG", res.Images)
+				}
+				if d := res.Data.(*CallData); len(d.Blobs) != 1 || len(d.Blobs[0].Data) != 0 {
+					t.Errorf("blobs = %+v, want the picture described without its bytes", d.Blobs)
 				}
 			}},
 		{tool: "trigger-long-running-operation", args: `{"duration":0.3,"steps":3}`, want: "Long running operation completed",
@@ -125,6 +132,9 @@ func TestInterop_Everything(t *testing.T) {
 			}
 			if tt.check != nil {
 				tt.check(t, res.Data.(*CallData))
+			}
+			if tt.checkResult != nil {
+				tt.checkResult(t, res)
 			}
 		})
 	}
