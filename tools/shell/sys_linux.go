@@ -188,11 +188,27 @@ func (g group) members() (alive, zombies []pinfo) {
 	return alive, zombies
 }
 
+// readEnviron returns a process's environment. A process in the middle of
+// an exec (a daemon that wrote its pid and now execs its program) shows
+// an empty one for a moment: an empty read is tried again a few times,
+// a millisecond apart, before it is believed.
+func readEnviron(pid int) ([]byte, error) {
+	name := "/proc/" + strconv.Itoa(pid) + "/environ"
+	for range 5 {
+		env, err := os.ReadFile(name)
+		if err != nil || len(env) > 0 {
+			return env, err
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return os.ReadFile(name)
+}
+
 func (g group) hasMarker(pid int) bool {
 	if len(g.markers) == 0 {
 		return false
 	}
-	env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	env, err := readEnviron(pid)
 	if err != nil {
 		return false
 	}
