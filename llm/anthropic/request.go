@@ -126,7 +126,6 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 		}
 	}
 	parts := make([][]byte, len(turns))
-	size := len(tools)
 	var key wire.CacheKey
 	for k, t := range turns {
 		b, err := p.turnJSON(&key, req.Messages, t, names)
@@ -134,7 +133,6 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 			return nil, fmt.Errorf("anthropic: message %d: %w", t.lo+1, err)
 		}
 		parts[k] = b
-		size += len(b) + 1
 	}
 	if p.cfg.ThinkingBudget > 0 {
 		params.Thinking = anthropicsdk.ThinkingConfigParamOfEnabled(int64(p.cfg.ThinkingBudget))
@@ -149,24 +147,10 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: encode request: %w", err)
 	}
-	if len(envelope) < 2 || envelope[0] != '{' || envelope[1] == '}' {
-		return nil, fmt.Errorf("anthropic: encode request: unexpected envelope %.40q", envelope)
+	body, err := wire.Assemble("messages", parts, tools, envelope)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: %w", err)
 	}
-	body := make([]byte, 0, size+len(envelope)+32)
-	body = append(body, `{"messages":[`...)
-	for k, b := range parts {
-		if k > 0 {
-			body = append(body, ',')
-		}
-		body = append(body, b...)
-	}
-	body = append(body, ']', ',')
-	if tools != nil {
-		body = append(body, `"tools":`...)
-		body = append(body, tools...)
-		body = append(body, ',')
-	}
-	body = append(body, envelope[1:]...)
 	return &call{body: body, names: names, model: model}, nil
 }
 
@@ -282,15 +266,8 @@ func (p *Provider) toolsJSON(tools []llm.ToolDef, names *wire.Names) ([]byte, er
 	} else {
 		k.Int(1)
 	}
-	for _, t := range tools {
-		w, err := names.Wire(t.Name)
-		if err != nil {
-			return nil, fmt.Errorf("anthropic: tool %s: %w", t.Name, err)
-		}
-		k.String(w)
-		k.String(t.Name)
-		k.String(t.Description)
-		k.Bytes(t.InputSchema)
+	if _, err := wire.ToolsKey(k, tools, names); err != nil {
+		return nil, fmt.Errorf("anthropic: %w", err)
 	}
 	if b, ok := p.enc.Get(k); ok {
 		return b, nil

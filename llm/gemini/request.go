@@ -98,7 +98,6 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 		GenerationConfig  *genai.GenerationConfig `json:"generationConfig,omitempty"`
 	}
 	var parts [][]byte
-	size := len(tools)
 	var key wire.CacheKey
 	var lastCalls []llm.ToolCall // the calls of the latest assistant message
 	msgs := req.Messages
@@ -135,7 +134,6 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 			return nil, fmt.Errorf("gemini: message %d: %w", t.lo+1, err)
 		}
 		parts = append(parts, b)
-		size += len(b) + 1
 	}
 	gc := &genai.GenerationConfig{MaxOutputTokens: int32(min(req.MaxTokens, 1<<31-1))}
 	if req.Temperature != nil {
@@ -157,27 +155,10 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gemini: encode request: %w", err)
 	}
-	body := make([]byte, 0, size+len(tail)+32)
-	if parts == nil {
-		body = append(body, `{"contents":null`...)
-	} else {
-		body = append(body, `{"contents":[`...)
-		for k, b := range parts {
-			if k > 0 {
-				body = append(body, ',')
-			}
-			body = append(body, b...)
-		}
-		body = append(body, ']')
+	body, err := wire.Assemble("contents", parts, tools, tail)
+	if err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
 	}
-	if tools != nil {
-		body = append(body, `,"tools":`...)
-		body = append(body, tools...)
-	}
-	if len(tail) > 2 { // more than {}
-		body = append(body, ',')
-	}
-	body = append(body, tail[1:]...)
 	return &call{body: body, names: names, model: model}, nil
 }
 
@@ -285,15 +266,8 @@ func (p *Provider) toolsJSON(tools []llm.ToolDef, names *wire.Names) ([]byte, er
 	k := new(wire.CacheKey)
 	p.enc.Reset(k)
 	k.String("tools")
-	for _, t := range tools {
-		w, err := names.Wire(t.Name)
-		if err != nil {
-			return nil, fmt.Errorf("gemini: tool %s: %w", t.Name, err)
-		}
-		k.String(w)
-		k.String(t.Name)
-		k.String(t.Description)
-		k.Bytes(t.InputSchema)
+	if _, err := wire.ToolsKey(k, tools, names); err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
 	}
 	if b, ok := p.enc.Get(k); ok {
 		return b, nil

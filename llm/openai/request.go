@@ -44,7 +44,6 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 		return nil, err
 	}
 	parts := make([][]byte, 0, len(req.Messages)+1)
-	size := len(tools)
 	var key wire.CacheKey
 	var pictures []llm.Message // the tool messages of the current run that carry pictures
 	for i, m := range req.Messages {
@@ -53,7 +52,6 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 			return nil, fmt.Errorf("openai: message %d: %w", i+1, err)
 		}
 		parts = append(parts, b)
-		size += len(b) + 1
 		if m.Role == llm.RoleTool && hasPicture(m) {
 			pictures = append(pictures, m)
 		}
@@ -66,7 +64,6 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 				return nil, fmt.Errorf("openai: message %d: pictures: %w", i+1, err)
 			}
 			parts = append(parts, b)
-			size += len(b) + 1
 			pictures = nil
 		}
 	}
@@ -94,24 +91,10 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openai: encode request: %w", err)
 	}
-	if len(envelope) < 2 || envelope[0] != '{' || envelope[1] == '}' {
-		return nil, fmt.Errorf("openai: encode request: unexpected envelope %.40q", envelope)
+	body, err := wire.Assemble("messages", parts, tools, envelope)
+	if err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
 	}
-	body := make([]byte, 0, size+len(envelope)+32)
-	body = append(body, `{"messages":[`...)
-	for i, b := range parts {
-		if i > 0 {
-			body = append(body, ',')
-		}
-		body = append(body, b...)
-	}
-	body = append(body, ']', ',')
-	if tools != nil {
-		body = append(body, `"tools":`...)
-		body = append(body, tools...)
-		body = append(body, ',')
-	}
-	body = append(body, envelope[1:]...)
 	return &call{body: body, names: names, model: model}, nil
 }
 
@@ -122,20 +105,12 @@ func (p *Provider) toolsJSON(tools []llm.ToolDef, names *wire.Names) ([]byte, er
 	if len(tools) == 0 {
 		return nil, nil
 	}
-	wires := make([]string, len(tools))
 	k := new(wire.CacheKey)
 	p.enc.Reset(k)
 	k.String("tools")
-	for i, t := range tools {
-		w, err := names.Wire(t.Name)
-		if err != nil {
-			return nil, fmt.Errorf("openai: %w", err)
-		}
-		wires[i] = w
-		k.String(w)
-		k.String(t.Name)
-		k.String(t.Description)
-		k.Bytes(t.InputSchema)
+	wires, err := wire.ToolsKey(k, tools, names)
+	if err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
 	}
 	return p.enc.Encoded(k, func() ([]byte, error) {
 		var list []openaisdk.ChatCompletionToolUnionParam

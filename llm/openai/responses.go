@@ -63,7 +63,6 @@ func (p *Provider) buildResponsesRequest(req *llm.Request) (*call, error) {
 		}
 	}
 	parts := make([][]byte, 0, len(msgs))
-	size := len(tools)
 	var key wire.CacheKey
 	for i, m := range msgs {
 		b, err := p.inputJSON(&key, m, names)
@@ -72,7 +71,6 @@ func (p *Provider) buildResponsesRequest(req *llm.Request) (*call, error) {
 		}
 		if len(b) > 0 {
 			parts = append(parts, b)
-			size += len(b) + 1
 		}
 	}
 
@@ -93,24 +91,10 @@ func (p *Provider) buildResponsesRequest(req *llm.Request) (*call, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openai: encode request: %w", err)
 	}
-	if len(envelope) < 2 || envelope[0] != '{' || envelope[1] == '}' {
-		return nil, fmt.Errorf("openai: encode request: unexpected envelope %.40q", envelope)
+	body, err := wire.Assemble("input", parts, tools, envelope)
+	if err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
 	}
-	body := make([]byte, 0, size+len(envelope)+32)
-	body = append(body, `{"input":[`...)
-	for i, b := range parts {
-		if i > 0 {
-			body = append(body, ',')
-		}
-		body = append(body, b...)
-	}
-	body = append(body, ']', ',')
-	if tools != nil {
-		body = append(body, `"tools":`...)
-		body = append(body, tools...)
-		body = append(body, ',')
-	}
-	body = append(body, envelope[1:]...)
 	return &call{body: body, names: names, model: model}, nil
 }
 
@@ -121,20 +105,12 @@ func (p *Provider) responsesToolsJSON(tools []llm.ToolDef, names *wire.Names) ([
 	if len(tools) == 0 {
 		return nil, nil
 	}
-	wires := make([]string, len(tools))
 	k := new(wire.CacheKey)
 	p.enc.Reset(k)
 	k.String("responses tools")
-	for i, t := range tools {
-		w, err := names.Wire(t.Name)
-		if err != nil {
-			return nil, fmt.Errorf("openai: %w", err)
-		}
-		wires[i] = w
-		k.String(w)
-		k.String(t.Name)
-		k.String(t.Description)
-		k.Bytes(t.InputSchema)
+	wires, err := wire.ToolsKey(k, tools, names)
+	if err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
 	}
 	if b, ok := p.enc.Get(k); ok {
 		return b, nil

@@ -1,8 +1,12 @@
 package wire
 
 import (
+	"bytes"
+	"fmt"
 	"hash/maphash"
 	"sync"
+
+	"github.com/wieldhq/wield/llm"
 )
 
 // DefaultCacheBytes bounds an [EncodeCache] whose Max is zero.
@@ -120,4 +124,63 @@ func (c *EncodeCache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.entries)
+}
+
+// ToolsKey writes a request's tool list to k, for a cached encoding of
+// it: each tool's wire name, name, description and schema, in order. It
+// gives every tool its wire name in names, as a request must whether the
+// encoding is cached or not, and returns the wire names.
+func ToolsKey(k *CacheKey, tools []llm.ToolDef, names *Names) ([]string, error) {
+	wires := make([]string, len(tools))
+	k.Int(len(tools))
+	for i, t := range tools {
+		w, err := names.Wire(t.Name)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
+		}
+		wires[i] = w
+		k.String(w)
+		k.String(t.Name)
+		k.String(t.Description)
+		k.Bytes(t.InputSchema)
+	}
+	return wires, nil
+}
+
+// Assemble returns a request body made of cached pieces: the JSON object
+// envelope with the field list first, holding parts as an array (null
+// when parts is nil, as json.Marshal writes a nil slice), then "tools"
+// holding tools unless tools is nil, then envelope's own fields.
+func Assemble(list string, parts [][]byte, tools, envelope []byte) ([]byte, error) {
+	if len(envelope) < 2 || envelope[0] != '{' {
+		return nil, fmt.Errorf("encode request: unexpected envelope %.40q", envelope)
+	}
+	size := len(list) + len(tools) + len(envelope) + 16
+	for _, p := range parts {
+		size += len(p) + 1
+	}
+	body := make([]byte, 0, size)
+	body = append(body, '{', '"')
+	body = append(body, list...)
+	body = append(body, '"', ':')
+	if parts == nil {
+		body = append(body, "null"...)
+	} else {
+		body = append(body, '[')
+		for i, p := range parts {
+			if i > 0 {
+				body = append(body, ',')
+			}
+			body = append(body, p...)
+		}
+		body = append(body, ']')
+	}
+	if tools != nil {
+		body = append(body, `,"tools":`...)
+		body = append(body, tools...)
+	}
+	if rest := bytes.TrimSpace(envelope[1:]); len(rest) > 0 && rest[0] != '}' {
+		body = append(body, ',')
+	}
+	return append(body, envelope[1:]...), nil
 }
