@@ -198,29 +198,8 @@ func (p *Provider) turnJSON(k *wire.CacheKey, msgs []llm.Message, t turn, names 
 		}
 	}
 	for _, m := range msgs[t.lo:t.hi] {
-		k.String(m.Content)
-		k.String(m.ToolCallID)
-		k.Int(len(m.Thinking))
-		for _, th := range m.Thinking {
-			k.String(th.Provider)
-			k.String(th.Redacted)
-			k.String(th.Signature)
-			k.String(th.Text)
-		}
-		k.Int(len(m.ToolCalls))
-		for _, c := range m.ToolCalls {
-			w, err := names.Wire(c.Name)
-			if err != nil {
-				return nil, err
-			}
-			k.String(c.ID)
-			k.String(w)
-			k.Bytes(c.Arguments)
-		}
-		k.Int(len(m.Images))
-		for _, img := range m.Images {
-			k.String(img.MIMEType)
-			k.Bytes(img.Data)
+		if err := wire.MessageKey(k, m, names); err != nil {
+			return nil, err
 		}
 	}
 	if b, ok := p.enc.Get(k); ok {

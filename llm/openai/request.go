@@ -147,18 +147,8 @@ func (p *Provider) toolsJSON(tools []llm.ToolDef, names *wire.Names) ([]byte, er
 // key.
 func (p *Provider) messageJSON(k *wire.CacheKey, m llm.Message, names *wire.Names) ([]byte, error) {
 	p.enc.Reset(k)
-	k.String(string(m.Role))
-	k.String(m.Content)
-	k.String(m.ToolCallID)
-	k.Int(len(m.ToolCalls))
-	for _, c := range m.ToolCalls {
-		w, err := names.Wire(c.Name)
-		if err != nil {
-			return nil, err
-		}
-		k.String(c.ID)
-		k.String(w)
-		k.Bytes(c.Arguments)
+	if err := wire.MessageKey(k, m, names); err != nil {
+		return nil, err
 	}
 	if b, ok := p.enc.Get(k); ok {
 		return b, nil

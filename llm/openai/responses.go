@@ -148,31 +148,8 @@ func (p *Provider) responsesToolsJSON(tools []llm.ToolDef, names *wire.Names) ([
 func (p *Provider) inputJSON(k *wire.CacheKey, m llm.Message, names *wire.Names) ([]byte, error) {
 	p.enc.Reset(k)
 	k.String("responses input")
-	k.String(string(m.Role))
-	k.String(m.Content)
-	k.String(m.ToolCallID)
-	k.Int(len(m.Thinking))
-	for _, t := range m.Thinking {
-		k.String(t.Provider)
-		k.String(t.ID)
-		k.String(t.Text)
-		k.String(t.Signature)
-		k.String(t.Redacted)
-	}
-	k.Int(len(m.ToolCalls))
-	for _, c := range m.ToolCalls {
-		w, err := names.Wire(c.Name)
-		if err != nil {
-			return nil, err
-		}
-		k.String(c.ID)
-		k.String(w)
-		k.Bytes(c.Arguments)
-	}
-	k.Int(len(m.Images))
-	for _, img := range m.Images {
-		k.String(img.MIMEType)
-		k.Bytes(img.Data)
+	if err := wire.MessageKey(k, m, names); err != nil {
+		return nil, err
 	}
 	if b, ok := p.enc.Get(k); ok {
 		return b, nil

@@ -184,3 +184,41 @@ func Assemble(list string, parts [][]byte, tools, envelope []byte) ([]byte, erro
 	}
 	return append(body, envelope[1:]...), nil
 }
+
+// MessageKey writes one message to k, for a cached encoding of it: every
+// field a provider's encoding can depend on (a field one provider leaves
+// out only makes two equal encodings two entries), the calls under their
+// wire names, which it gives them in names.
+func MessageKey(k *CacheKey, m llm.Message, names *Names) error {
+	k.String(string(m.Role))
+	k.String(m.Content)
+	k.String(m.ToolCallID)
+	k.String(m.ToolName)
+	k.Int(len(m.Thinking))
+	for _, t := range m.Thinking {
+		k.String(t.Provider)
+		k.String(t.ID)
+		k.String(t.Text)
+		k.String(t.Signature)
+		k.String(t.Redacted)
+	}
+	k.Int(len(m.ToolCalls))
+	for _, c := range m.ToolCalls {
+		w, err := names.Wire(c.Name)
+		if err != nil {
+			return err
+		}
+		k.String(c.ID)
+		k.String(w)
+		k.Bytes(c.Arguments)
+		k.String(c.Signature)
+	}
+	k.Int(len(m.Images))
+	for _, img := range m.Images {
+		k.String(img.MIMEType)
+		k.Int(img.Width)
+		k.Int(img.Height)
+		k.Bytes(img.Data)
+	}
+	return nil
+}
