@@ -9,6 +9,12 @@
 // Usage:
 //
 //	driver -wield PATH -mcpgo PATH -gosdk PATH [-rounds 3]
+//	driver -startup-only -startups 50 -wield PATH [-mcpgo PATH -gosdk PATH]
+//
+// With -startup-only it measures only the time from exec to the initialize
+// answer (median, p90 and minimum over the starts; wield both with all its
+// tools and with --tools echo) and prints the package initialisation of
+// wield that GODEBUG=inittrace=1 reports: the goal is issue 25's 10 ms.
 //
 // Each round starts the servers afresh and measures, over stdio: the
 // time from process start to the initialize answer, pipelined throughput
@@ -82,7 +88,21 @@ func main() {
 	gosdk := flag.String("gosdk", "", "the go-sdk generic echo server")
 	rounds := flag.Int("rounds", 3, "rounds; each measures every server once")
 	explore := flag.Bool("explore", os.Getenv("WIELD_BENCH_EXPLORE") == "1", "exploratory run: exit 0 even when a goal is missed (default: $WIELD_BENCH_EXPLORE=1)")
+	onlyStartup := flag.Bool("startup-only", false, "measure only exec to initialize answer (-startups starts per server; -mcpgo and -gosdk optional) and wield's package init")
 	flag.Parse()
+	if *onlyStartup && *wield != "" {
+		servers := []server{
+			{name: "wield mcp", stdio: []string{*wield, "mcp"}},
+			{name: "wield mcp --tools echo", stdio: []string{*wield, "mcp", "--tools", "echo"}},
+		}
+		if *mcpgo != "" {
+			servers = append(servers, server{name: "mcp-go", stdio: []string{*mcpgo}})
+		}
+		if *gosdk != "" {
+			servers = append(servers, server{name: "go-sdk generic", stdio: []string{*gosdk}})
+		}
+		os.Exit(startupOnly(servers, *startups, *explore))
+	}
 	if *wield == "" || *mcpgo == "" || *gosdk == "" {
 		flag.Usage()
 		os.Exit(2)
