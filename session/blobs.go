@@ -20,6 +20,7 @@ import (
 type Blobs struct {
 	dir    string
 	noSync bool
+	be     BlobBackend // when not nil, holds the blobs instead of dir
 }
 
 // Blobs returns the blob store of the session.
@@ -30,6 +31,9 @@ func (s *Session) Blobs() *Blobs { return s.store.Blobs(s.ID()) }
 // operating system, as the journal's records are between commits; a blob
 // a crash cut short is found by its size and written again.
 func (s *Store) Blobs(id string) *Blobs {
+	if s.Backend != nil {
+		return &Blobs{be: s.Backend.Blobs(id)}
+	}
 	return &Blobs{dir: filepath.Join(s.dir(), id, "blobs"), noSync: s.Sync != SyncAlways}
 }
 
@@ -89,8 +93,21 @@ func copyImages(src, dst *Blobs, turns []Turn) error {
 	return nil
 }
 
-// Dir returns the store's directory.
+// Dir returns the store's directory; "" when a [Store.Backend] other
+// than files holds the blobs.
 func (b *Blobs) Dir() string { return b.dir }
+
+// size returns the length of blob hash.
+func (b *Blobs) size(hash string) (int64, error) {
+	if b.be != nil {
+		return b.be.Size(hash)
+	}
+	info, err := os.Lstat(b.path(hash))
+	if err != nil {
+		return 0, err
+	}
+	return info.Size(), nil
+}
 
 func (b *Blobs) path(hash string) string { return filepath.Join(b.dir, hash) }
 
@@ -99,7 +116,7 @@ func (b *Blobs) Has(hash string) bool {
 	if !validHash(hash) {
 		return false
 	}
-	_, err := os.Lstat(b.path(hash))
+	_, err := b.size(hash)
 	return err == nil
 }
 
@@ -107,7 +124,13 @@ func (b *Blobs) Has(hash string) bool {
 // and returns its hash.
 func (b *Blobs) Put(data []byte) (string, error) {
 	h := HashBytes(data)
-	if info, err := os.Lstat(b.path(h)); err == nil && info.Size() == int64(len(data)) {
+	if n, err := b.size(h); err == nil && n == int64(len(data)) {
+		return h, nil
+	}
+	if b.be != nil {
+		if err := b.be.Put(h, data); err != nil {
+			return "", fmt.Errorf("blob store: write %s: %w", h[:12], err)
+		}
 		return h, nil
 	}
 	tmp, err := os.CreateTemp(b.dir, ".tmp-*")
@@ -149,7 +172,13 @@ func (b *Blobs) Get(hash string) ([]byte, error) {
 	if !validHash(hash) {
 		return nil, fmt.Errorf("blob %q: not a sha256 hash: %w", hash, ErrBlobMissing)
 	}
-	data, err := os.ReadFile(b.path(hash))
+	var data []byte
+	var err error
+	if b.be != nil {
+		data, err = b.be.Get(hash)
+	} else {
+		data, err = os.ReadFile(b.path(hash))
+	}
 	if errors.Is(err, iofs.ErrNotExist) {
 		return nil, fmt.Errorf("blob %s: %w", hash[:12], ErrBlobMissing)
 	}
@@ -167,6 +196,12 @@ func (b *Blobs) Remove(hash string) error {
 	if !validHash(hash) {
 		return nil
 	}
+	if b.be != nil {
+		if err := b.be.Remove(hash); err != nil {
+			return fmt.Errorf("blob store: %w", err)
+		}
+		return nil
+	}
 	if err := os.Remove(b.path(hash)); err != nil && !errors.Is(err, iofs.ErrNotExist) {
 		return fmt.Errorf("blob store: %w", err)
 	}
@@ -175,6 +210,13 @@ func (b *Blobs) Remove(hash string) error {
 
 // Usage returns the bytes and the number of blobs the store holds.
 func (b *Blobs) Usage() (bytes int64, n int, err error) {
+	if b.be != nil {
+		bytes, n, err = b.be.Usage()
+		if err != nil {
+			return 0, 0, fmt.Errorf("blob store: %w", err)
+		}
+		return bytes, n, nil
+	}
 	entries, err := os.ReadDir(b.dir)
 	if errors.Is(err, iofs.ErrNotExist) {
 		return 0, 0, nil
@@ -278,14 +320,14 @@ func (s *Session) PruneBlobs(limit int64) (PruneReport, error) {
 		if rep.After <= limit {
 			break
 		}
-		info, err := os.Stat(blobs.path(h))
+		size, err := blobs.size(h)
 		if err != nil {
 			continue
 		}
 		if err := blobs.Remove(h); err != nil {
 			return rep, err
 		}
-		rep.After -= info.Size()
+		rep.After -= size
 		rep.Dropped++
 	}
 	return rep, nil

@@ -1,16 +1,11 @@
 package session
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-
-	"github.com/gofrs/flock"
 
 	"github.com/wieldhq/wield/tool"
 )
@@ -78,36 +73,21 @@ func (s *Store) pairTurns(c *tool.Call, args json.RawMessage, r tool.Result) []T
 	return []Turn{call, resultTurn(c, r, now)}
 }
 
-func (s *Store) inboxPath(id string) string { return filepath.Join(s.dir(), id+".inbox.jsonl") }
-
-// toInbox appends turns to the inbox of session id, under the inbox's own
-// lock (held only for the append).
+// toInbox appends turns to the inbox of session id.
 func (s *Store) toInbox(id string, turns []Turn) error {
 	red := s.redactor()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	for i := range turns {
 		turns[i] = red.turn(turns[i])
-	}
-	l := flock.New(s.inboxPath(id) + ".lock")
-	if err := l.Lock(); err != nil {
-		return fmt.Errorf("session %s inbox: %w", id, err)
-	}
-	defer l.Unlock()
-	f, err := os.OpenFile(s.inboxPath(id), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("session %s inbox: %w", id, err)
-	}
-	enc := json.NewEncoder(f)
-	for _, t := range turns {
-		if err := enc.Encode(t); err != nil {
-			f.Close()
+		if err := enc.Encode(turns[i]); err != nil {
 			return fmt.Errorf("session %s inbox: %w", id, err)
 		}
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
+	if err := s.backend().AppendInbox(id, buf.Bytes()); err != nil {
 		return fmt.Errorf("session %s inbox: %w", id, err)
 	}
-	return f.Close()
+	return nil
 }
 
 // drainInbox moves the inbox's turns into the open transaction (opening one
@@ -116,55 +96,47 @@ func (s *Session) drainInbox() error {
 	if s.st.Paused != nil {
 		return nil // the paused run's pool stays as it was until it resumes
 	}
-	path := s.store.inboxPath(s.ID())
-	if _, err := os.Stat(path); err != nil {
-		return nil
-	}
-	l := flock.New(path + ".lock")
-	if err := l.Lock(); err != nil {
+	var appendErr error // from the journal: already names the session
+	err := s.store.backend().DrainInbox(s.ID(), func(data []byte) error {
+		appendErr = s.poolInbox(data)
+		return appendErr
+	})
+	if err != nil && err != appendErr {
 		return fmt.Errorf("session %s inbox: %w", s.ID(), err)
 	}
-	defer l.Unlock()
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
+	return err
+}
+
+// poolInbox appends the turns of an inbox, data, to the open
+// transaction, opening one and committing it when none is open.
+func (s *Session) poolInbox(data []byte) error {
 	var turns []Turn
-	br := bufio.NewReader(f)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 && line[len(line)-1] == '\n' {
-			var t Turn
-			if json.Unmarshal(line, &t) == nil {
-				turns = append(turns, t)
-			}
+	for line := range bytes.Lines(data) {
+		if line[len(line)-1] != '\n' {
+			break // torn: an append a crash cut short
 		}
-		if err == io.EOF || err != nil {
-			break
+		var t Turn
+		if json.Unmarshal(line, &t) == nil {
+			turns = append(turns, t)
 		}
 	}
-	f.Close()
-	if len(turns) > 0 {
-		opened := false
-		if !s.st.Open() {
-			if err := s.append(&event{Op: opBegin}, false); err != nil {
-				return err
-			}
-			opened = true
+	if len(turns) == 0 {
+		return nil
+	}
+	opened := false
+	if !s.st.Open() {
+		if err := s.append(&event{Op: opBegin}, false); err != nil {
+			return err
 		}
-		for i := range turns {
-			if err := s.append(&event{Op: opPool, Turn: &turns[i]}, false); err != nil {
-				return err
-			}
-		}
-		if opened {
-			if err := s.append(&event{Op: opCommit}, true); err != nil {
-				return err
-			}
+		opened = true
+	}
+	for i := range turns {
+		if err := s.append(&event{Op: opPool, Turn: &turns[i]}, false); err != nil {
+			return err
 		}
 	}
-	if err := os.Remove(path); err != nil {
-		return fmt.Errorf("session %s inbox: %w", s.ID(), err)
+	if opened {
+		return s.append(&event{Op: opCommit}, true)
 	}
 	return nil
 }

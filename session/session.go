@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/tool"
 )
@@ -25,8 +23,8 @@ type Session struct {
 	red   redactor
 
 	mu     sync.Mutex
-	file   journalFile
-	lock   *flock.Flock
+	file   Journal
+	lock   WriterLock
 	size   int64 // journal bytes known to be complete
 	st     State
 	buf    bytes.Buffer
@@ -35,14 +33,6 @@ type Session struct {
 	// dirSync is set for a journal whose creation was not yet made
 	// durable (a child's); the next sync syncs its directory too.
 	dirSync bool
-}
-
-// journalFile is what a Session needs of its journal; *os.File has it.
-type journalFile interface {
-	Write(p []byte) (int, error)
-	Sync() error
-	Truncate(size int64) error
-	Close() error
 }
 
 // ErrClosed is returned by a closed Session.

@@ -7,19 +7,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/gofrs/flock"
 
 	"github.com/wieldhq/wield/workspace"
 )
@@ -44,8 +40,12 @@ const (
 // the current directory. A Store must not be copied after
 // first use; it is safe for concurrent use.
 type Store struct {
-	// Dir holds the journals; empty means the workspace's sessions
-	// directory relative to the current directory.
+	// Backend keeps the journals, their locks, inboxes, backups and
+	// blobs; nil means files in Dir (see [Backend]).
+	Backend Backend
+	// Dir holds the journals of the file backend; empty means the
+	// workspace's sessions directory relative to the current directory.
+	// It is not used when Backend is set.
 	Dir string
 	// Sync says when journals are fsynced; the zero value is SyncCommit.
 	Sync SyncMode
@@ -91,10 +91,16 @@ type BusyError struct {
 	ID string
 	// PID is the writer's process id, when known.
 	PID int
+	// Host is the writer's host name, when the backend is shared by
+	// several machines and knows it.
+	Host string
 }
 
 func (e *BusyError) Error() string {
-	if e.PID > 0 {
+	switch {
+	case e.PID > 0 && e.Host != "":
+		return fmt.Sprintf("session %s is in use by another wield process (pid %d on %s)", e.ID, e.PID, e.Host)
+	case e.PID > 0:
 		return fmt.Sprintf("session %s is in use by another wield process (pid %d)", e.ID, e.PID)
 	}
 	return fmt.Sprintf("session %s is in use by another wield process", e.ID)
@@ -105,6 +111,23 @@ func (s *Store) dir() string {
 		return workspace.Layout{}.Sessions()
 	}
 	return s.Dir
+}
+
+// backend returns s.Backend, or the file backend of s.Dir.
+func (s *Store) backend() Backend {
+	if s.Backend != nil {
+		return s.Backend
+	}
+	return fileBackend{dir: s.dir(), now: s.now}
+}
+
+// notFound turns a backend's error for a missing journal into one
+// wrapping ErrNotFound; others are wrapped with what failed.
+func notFound(id, what string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("session %s: %w", id, ErrNotFound)
+	}
+	return fmt.Errorf("%s session %s: %w", what, id, err)
 }
 
 func (s *Store) logger() *slog.Logger {
@@ -146,13 +169,27 @@ func checkID(id string) error {
 	return nil
 }
 
-// Path returns the journal file of session id.
+// Path returns the journal file of session id in the file backend; with
+// another [Store.Backend] it names no file (see [Store.Stat]).
 func (s *Store) Path(id string) string { return filepath.Join(s.dir(), id+".jsonl") }
 
-func (s *Store) lockPath(id string) string { return filepath.Join(s.dir(), id+".lock") }
-
-// BackupDir returns where backups of deleted and compressed sessions go.
+// BackupDir returns where the file backend puts backups of deleted and
+// compressed sessions.
 func (s *Store) BackupDir() string { return filepath.Join(s.dir(), "backups") }
+
+// Stat describes the journal of session id (its size and when it was
+// last written), whichever backend keeps it: a reader that caches what it
+// read compares the size.
+func (s *Store) Stat(id string) (JournalInfo, error) {
+	if err := checkID(id); err != nil {
+		return JournalInfo{}, err
+	}
+	info, err := s.backend().Stat(id)
+	if err != nil {
+		return JournalInfo{}, notFound(id, "stat", err)
+	}
+	return info, nil
+}
 
 // NewID returns a fresh session id: the UTC time and a random suffix, so
 // ids sort by creation.
@@ -183,15 +220,29 @@ func (s *Store) Create(h Header) (*Session, error) {
 // create writes a journal with header h followed by events, locked for
 // writing.
 func (s *Store) create(h Header, events []event) (*Session, error) {
-	if err := os.MkdirAll(s.dir(), 0o755); err != nil {
-		return nil, fmt.Errorf("create session directory: %w", err)
+	var buf bytes.Buffer
+	if err := writeLine(&buf, h); err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
 	}
-	lock, err := s.lock(h.ID)
+	for i := range events {
+		if err := writeLine(&buf, &events[i]); err != nil {
+			return nil, fmt.Errorf("create session: %w", err)
+		}
+	}
+	st, _, err := readJournal(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
+	}
+	lock, err := s.backend().Lock(h.ID)
 	if err != nil {
 		return nil, err
 	}
-	path := s.Path(h.ID)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	// A child agent's journal is made durable when it first commits,
+	// which keeps the fsyncs off the path to its first model call; a
+	// crash before that leaves its parent's call interrupted, as it would
+	// anyway.
+	child := h.Child != nil && s.Sync != SyncAlways
+	f, err := lock.Create(buf.Bytes(), !child)
 	if err != nil {
 		_ = lock.Unlock()
 		if errors.Is(err, fs.ErrExist) {
@@ -199,41 +250,8 @@ func (s *Store) create(h Header, events []event) (*Session, error) {
 		}
 		return nil, fmt.Errorf("create session %s: %w", h.ID, err)
 	}
-	var buf bytes.Buffer
-	if err := writeLine(&buf, h); err != nil {
-		return nil, s.failCreate(f, lock, path, err)
-	}
-	for i := range events {
-		if err := writeLine(&buf, &events[i]); err != nil {
-			return nil, s.failCreate(f, lock, path, err)
-		}
-	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		return nil, s.failCreate(f, lock, path, fmt.Errorf("write: %w", err))
-	}
-	// A child agent's journal is made durable when it first commits,
-	// which keeps the fsyncs off the path to its first model call; a
-	// crash before that leaves its parent's call interrupted, as it would
-	// anyway.
-	child := h.Child != nil && s.Sync != SyncAlways
-	if !child {
-		if err := f.Sync(); err != nil {
-			return nil, s.failCreate(f, lock, path, fmt.Errorf("sync: %w", err))
-		}
-		syncDir(s.dir())
-	}
-	st, _, err := readJournal(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		return nil, s.failCreate(f, lock, path, err)
-	}
-	return s.register(&Session{store: s, file: f, lock: lock, size: int64(buf.Len()), st: *st, red: s.redactor(), dirSync: child})
-}
-
-func (s *Store) failCreate(f *os.File, lock *flock.Flock, path string, err error) error {
-	_ = f.Close()
-	_ = os.Remove(path)
-	_ = lock.Unlock()
-	return fmt.Errorf("create session: %w", err)
+	return s.register(&Session{store: s, file: f, lock: lock, size: int64(buf.Len()), st: *st, red: s.redactor(),
+		dirSync: child && s.Backend == nil})
 }
 
 func (s *Store) register(ss *Session) (*Session, error) {
@@ -262,35 +280,6 @@ func (s *Store) Writer(id string) (*Session, bool) {
 	return ss, ok
 }
 
-// lock takes the session's writer lock without waiting.
-func (s *Store) lock(id string) (*flock.Flock, error) {
-	l := flock.New(s.lockPath(id))
-	ok, err := l.TryLock()
-	if err != nil {
-		return nil, fmt.Errorf("lock session %s: %w", id, err)
-	}
-	if !ok {
-		pid, _ := strconv.Atoi(strings.TrimSpace(readSmall(s.lockPath(id))))
-		return nil, &BusyError{ID: id, PID: pid}
-	}
-	// Record who holds it, for the next one's message.
-	if f, err := os.OpenFile(s.lockPath(id), os.O_WRONLY|os.O_TRUNC, 0o644); err == nil {
-		_, _ = f.WriteString(strconv.Itoa(os.Getpid()) + "\n")
-		_ = f.Close()
-	}
-	return l, nil
-}
-
-func readSmall(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	b, _ := io.ReadAll(io.LimitReader(f, 64))
-	return string(b)
-}
-
 // Open opens session id for writing: it takes the writer lock (failing
 // at once with a *[BusyError] if another process holds it), cuts off a torn
 // last line with a warning, and closes a transaction left open by a crash
@@ -304,27 +293,30 @@ func (s *Store) Open(id string) (*Session, error) {
 	if _, ok := s.Writer(id); ok {
 		return nil, &BusyError{ID: id, PID: os.Getpid()}
 	}
-	if _, err := os.Stat(s.Path(id)); errors.Is(err, fs.ErrNotExist) {
+	be := s.backend()
+	if _, err := be.Stat(id); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("session %s: %w", id, ErrNotFound)
 	}
-	lock, err := s.lock(id)
+	lock, err := be.Lock(id)
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(s.Path(id), os.O_RDWR|os.O_APPEND, 0)
+	f, err := lock.Open()
 	if err != nil {
 		_ = lock.Unlock()
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("session %s: %w", id, ErrNotFound)
-		}
-		return nil, fmt.Errorf("open session %s: %w", id, err)
+		return nil, notFound(id, "open", err)
 	}
 	fail := func(err error) (*Session, error) {
 		_ = f.Close()
 		_ = lock.Unlock()
 		return nil, fmt.Errorf("open session %s: %w", id, err)
 	}
-	st, rr, err := readJournal(f)
+	r, err := be.Read(id)
+	if err != nil {
+		return fail(err)
+	}
+	st, rr, err := readJournal(r)
+	_ = r.Close()
 	if err != nil {
 		return fail(err)
 	}
@@ -359,12 +351,9 @@ func (s *Store) Load(id string) (*State, error) {
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(s.Path(id))
+	f, err := s.backend().Read(id)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("session %s: %w", id, ErrNotFound)
-		}
-		return nil, fmt.Errorf("load session %s: %w", id, err)
+		return nil, notFound(id, "load", err)
 	}
 	defer f.Close()
 	st, _, err := readJournal(f)
@@ -389,24 +378,14 @@ type Summary struct {
 // List summarises every session, newest first. Unreadable journals are
 // listed with Err set rather than failing the listing.
 func (s *Store) List() ([]Summary, error) {
-	entries, err := os.ReadDir(s.dir())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	infos, err := s.backend().List()
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
 	var out []Summary
-	for _, e := range entries {
-		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
-		if !ok || e.IsDir() || checkID(id) != nil {
-			continue
-		}
-		sum := Summary{Header: Header{ID: id}}
-		if info, err := e.Info(); err == nil {
-			sum.Size, sum.Modified = info.Size(), info.ModTime().UTC()
-		}
-		st, err := s.Load(id)
+	for _, info := range infos {
+		sum := Summary{Header: Header{ID: info.ID}, Size: info.Size, Modified: info.Modified}
+		st, err := s.Load(info.ID)
 		if err != nil {
 			sum.Err = err.Error()
 		} else {
@@ -423,58 +402,21 @@ func (s *Store) List() ([]Summary, error) {
 	return out, nil
 }
 
-// Backup copies session id's journal into BackupDir and returns the copy's
-// path.
+// Backup copies session id's journal where backups go (BackupDir for the
+// file backend) and returns where the copy is.
 func (s *Store) Backup(id string) (string, error) {
 	if err := checkID(id); err != nil {
 		return "", err
 	}
-	src, err := os.Open(s.Path(id))
+	dst, err := s.backend().Backup(id)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("session %s: %w", id, ErrNotFound)
-		}
-		return "", fmt.Errorf("back up session %s: %w", id, err)
+		return "", notFound(id, "back up", err)
 	}
-	defer src.Close()
-	if err := os.MkdirAll(s.BackupDir(), 0o755); err != nil {
-		return "", fmt.Errorf("back up session %s: %w", id, err)
-	}
-	dst := s.backupPath(id)
-	tmp, err := os.CreateTemp(s.BackupDir(), id+".tmp-*")
-	if err != nil {
-		return "", fmt.Errorf("back up session %s: %w", id, err)
-	}
-	_, err = io.Copy(tmp, src)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), dst)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-		return "", fmt.Errorf("back up session %s: %w", id, err)
-	}
-	syncDir(s.BackupDir())
 	return dst, nil
 }
 
-func (s *Store) backupPath(id string) string {
-	base := filepath.Join(s.BackupDir(), id+"."+s.now().Format("20060102T150405.000000000"))
-	path := base + ".jsonl"
-	for i := 2; ; i++ {
-		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-			return path
-		}
-		path = fmt.Sprintf("%s-%d.jsonl", base, i)
-	}
-}
-
-// Delete moves session id into BackupDir. A session that is being written,
+// Delete moves session id where backups go (BackupDir for the file
+// backend). A session that is being written,
 // by this process or another, is refused.
 func (s *Store) Delete(id string) (string, error) {
 	if err := checkID(id); err != nil {
@@ -483,26 +425,19 @@ func (s *Store) Delete(id string) (string, error) {
 	if _, ok := s.Writer(id); ok {
 		return "", fmt.Errorf("session %s is running here; it cannot be deleted while in use", id)
 	}
-	if _, err := os.Stat(s.Path(id)); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("session %s: %w", id, ErrNotFound)
-		}
-		return "", fmt.Errorf("delete session %s: %w", id, err)
+	be := s.backend()
+	if _, err := be.Stat(id); err != nil {
+		return "", notFound(id, "delete", err)
 	}
-	lock, err := s.lock(id)
+	lock, err := be.Lock(id)
 	if err != nil {
 		return "", err
 	}
 	defer lock.Unlock()
-	if err := os.MkdirAll(s.BackupDir(), 0o755); err != nil {
-		return "", fmt.Errorf("delete session %s: %w", id, err)
+	dst, err := lock.Delete()
+	if err != nil {
+		return "", notFound(id, "delete", err)
 	}
-	dst := s.backupPath(id)
-	if err := os.Rename(s.Path(id), dst); err != nil {
-		return "", fmt.Errorf("delete session %s: %w", id, err)
-	}
-	_ = os.Remove(s.lockPath(id))
-	syncDir(s.dir())
 	return dst, nil
 }
 
