@@ -3,9 +3,14 @@ package wield_test
 import (
 	"bufio"
 	"bytes"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -193,5 +198,54 @@ func TestArchitecture(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestTemporalConfined checks that Temporal stays in the module
+// durable/temporal: no Go file outside it (in any of the repository's
+// modules) imports a go.temporal.io package, and the root go.mod does not
+// require one, so that users of the library do not download Temporal's SDK.
+func TestTemporalConfined(t *testing.T) {
+	const temporal = "go.temporal.io/"
+	mod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(string(mod), "\n") {
+		if strings.Contains(line, temporal) {
+			t.Errorf("go.mod:%d: %s: the root module must not require Temporal's modules; they belong to durable/temporal/go.mod", i+1, strings.TrimSpace(line))
+		}
+	}
+
+	fset := token.NewFileSet()
+	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			// The go command ignores testdata and names starting with . or _.
+			if path != "." && (name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) ||
+				filepath.ToSlash(path) == "durable/temporal" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, temporal) {
+				t.Errorf("%s imports %s: only the module durable/temporal may import Temporal's SDK", fset.Position(imp.Pos()), p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
