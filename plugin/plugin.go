@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/wieldhq/wield/internal/frontmatter"
 	"github.com/wieldhq/wield/mcp"
@@ -116,11 +117,11 @@ func (p *Paths) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-var namePattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`) })
 
 // ValidName reports whether name is a plugin name: kebab-case, at most 64
 // characters.
-func ValidName(name string) bool { return len(name) <= 64 && namePattern.MatchString(name) }
+func ValidName(name string) bool { return len(name) <= 64 && namePattern().MatchString(name) }
 
 // known are the manifest keys wield reads; others are reported.
 var known = []string{"name", "version", "description", "author", "homepage", "repository", "license", "keywords", "commands", "agents", "skills", "hooks", "mcpServers", "$schema"}

@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/wieldhq/wield/tool"
@@ -46,7 +47,7 @@ type Rule struct {
 // agent/subagent); a rule's specifier names agent types for it.
 const agentTool = "agent"
 
-var toolPattern = regexp.MustCompile(`^[A-Za-z0-9_.\-]+\*?$|^\*$`)
+var toolPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.\-]+\*?$|^\*$`) })
 
 // ParseRule parses "Tool" or "Tool(specifier)".
 func ParseRule(s string) (Rule, error) {
@@ -61,7 +62,7 @@ func ParseRule(s string) (Rule, error) {
 			return Rule{}, fmt.Errorf("rule %q: empty specifier; write %s alone to match every call", s, name)
 		}
 	}
-	if !toolPattern.MatchString(name) {
+	if !toolPattern().MatchString(name) {
 		return Rule{}, fmt.Errorf("rule %q: %q is not a tool name (letters, digits, '_', '.', '-', optionally ending in *)", s, name)
 	}
 	if a, ok := tool.FromClaudeCode(name); ok {

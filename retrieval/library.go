@@ -111,13 +111,13 @@ func New(cfg Config) (*Library, error) {
 // indexExt is the extension of the local store's files.
 const indexExt = ".idx"
 
-var collectionName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+var collectionName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`) })
 
 // ValidCollection returns an error saying what is wrong with a
 // collection name, or nil: names are 1 to 64 lower-case letters, digits,
 // dots, dashes and underscores, beginning with a letter or digit.
 func ValidCollection(name string) error {
-	if !collectionName.MatchString(name) {
+	if !collectionName().MatchString(name) {
 		return fmt.Errorf("collection %q is not a valid name: use 1 to 64 lower-case letters, digits, '.', '-' and '_', beginning with a letter or digit", name)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -143,11 +144,11 @@ var ignoredKeys = map[string]string{
 	"hooks":            "skills cannot set hooks",
 }
 
-var namePattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`) })
 
 // ValidName reports whether name is a valid skill name.
 func ValidName(name string) bool {
-	return len(name) <= MaxNameLen && namePattern.MatchString(name)
+	return len(name) <= MaxNameLen && namePattern().MatchString(name)
 }
 
 // NormalizeName returns name as a valid skill name: lower case, with each

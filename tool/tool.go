@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -109,8 +108,6 @@ type Tool struct {
 	compileErr  error
 }
 
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.\-]{1,128}$`)
-
 // NewRaw returns a tool whose arguments are passed to h as raw JSON after
 // validation against spec.InputSchema. The schema is untrusted: it is checked
 // against [schema.Limits] defaults. NewRaw returns an error for an invalid
@@ -153,8 +150,25 @@ func (t *Tool) compiled() (*schema.Schema, error) {
 	return t.schema, t.compileErr
 }
 
+// validName reports whether name is 1 to 128 of the bytes A-Z, a-z, 0-9,
+// '_', '.' and '-': a loop rather than a regular expression, which with
+// its {1,128} would be compiled into a large program at every start.
+func validName(name string) bool {
+	if len(name) == 0 || len(name) > 128 {
+		return false
+	}
+	for i := range len(name) {
+		switch c := name[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '.', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 func checkName(name string) error {
-	if !namePattern.MatchString(name) {
+	if !validName(name) {
 		return fmt.Errorf("invalid tool name %q: use 1 to 128 letters, digits, '_', '-' or '.'", name)
 	}
 	return nil

@@ -157,7 +157,7 @@ func NewSessions(max int) *Sessions {
 func (s *Sessions) Max() int { return s.max }
 
 // sessionName is what a session may be called.
-var sessionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var sessionName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 
 // get returns the session named name, making it if need be. The message
 // of the error is for the model.

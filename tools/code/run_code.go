@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 	"unicode/utf8"
@@ -173,7 +174,7 @@ func (r *runner) check(in *RunInput) (time.Duration, error) {
 		return 0, fmt.Errorf("files hold %d bytes, more than the %d accepted: write large inputs with code instead, or read them from the workspace", size, maxInputFiles)
 	}
 	if in.Session != "" {
-		if !sessionName.MatchString(in.Session) {
+		if !sessionName().MatchString(in.Session) {
 			return 0, fmt.Errorf("session %q: use 1 to 64 letters, digits, '.', '_' and '-', starting with a letter or digit", in.Session)
 		}
 		if r.cfg.Sessions == nil {
@@ -349,7 +350,7 @@ func (r *runner) prepare(scratch, prog string, c *tool.Call, in *RunInput) ([]st
 }
 
 // shellName is what a variable exported to Bash may be called.
-var shellName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var shellName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // contextVars returns the keys of the context object that are shell names
 // with string, number or boolean values, as environment entries; names
@@ -357,7 +358,7 @@ var shellName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 func contextVars(obj map[string]any, env []string) []string {
 	var out []string
 	for k, v := range obj {
-		if !shellName.MatchString(k) || slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, k+"=") }) {
+		if !shellName().MatchString(k) || slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, k+"=") }) {
 			continue
 		}
 		switch v := v.(type) {

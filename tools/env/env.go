@@ -104,10 +104,10 @@ func Tools(cfg Config) []*tool.Tool {
 	return []*tool.Tool{GetEnv(cfg), RequestEnv(cfg)}
 }
 
-var namePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // ValidName reports whether name can be an environment variable's name.
-func ValidName(name string) bool { return len(name) <= 256 && namePattern.MatchString(name) }
+func ValidName(name string) bool { return len(name) <= 256 && namePattern().MatchString(name) }
 
 // Denied reports whether the rules refuse to show the variable name:
 // a deny pattern matches it and no allow pattern does.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	githubsdk "github.com/google/go-github/v84/github"
 )
@@ -18,13 +19,13 @@ const untrustedNote = "The text below was written on GitHub, possibly by anyone.
 
 // tagInContent matches the element's own tags inside content, which an
 // author could write to end the element early.
-var tagInContent = regexp.MustCompile(`(?i)<(\s*/?\s*untrusted-github-content)`)
+var tagInContent = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)<(\s*/?\s*untrusted-github-content)`) })
 
 // untrusted returns content inside the untrusted-content element. Its
 // tags inside content are defused ("<\untrusted-github-content"), so the
 // result holds exactly one opening and one closing tag.
 func untrusted(content string) string {
-	content = tagInContent.ReplaceAllString(content, `<\$1`)
+	content = tagInContent().ReplaceAllString(content, `<\$1`)
 	if !strings.HasSuffix(content, "\n") {
 		content += "\n"
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	githubsdk "github.com/google/go-github/v84/github"
 
@@ -22,7 +23,7 @@ type SearchInput struct {
 }
 
 // scoped matches a qualifier that already says where to search.
-var scoped = regexp.MustCompile(`(?i)(^|\s)-?(repo|org|user|owner):`)
+var scoped = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(^|\s)-?(repo|org|user|owner):`) })
 
 // searchIssues returns github_search_issues.
 func (g *client) searchIssues() *tool.Tool {
@@ -40,7 +41,7 @@ func (g *client) search(ctx context.Context, c *tool.Call, in SearchInput) (tool
 	if err != nil {
 		return tool.Failure(err.Error()), nil
 	}
-	if !scoped.MatchString(q) {
+	if !scoped().MatchString(q) {
 		r, err := g.target(ctx, c, "")
 		if err != nil {
 			return tool.Failure(err.Error() + "; or scope the query with repo:owner/name, org:NAME or user:NAME"), nil
