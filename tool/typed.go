@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -47,7 +48,7 @@ func New[In any](spec Spec, fn func(ctx context.Context, c *Call, in In) (Result
 	if err := checkObjectSchema(spec.InputSchema); err != nil {
 		panic(fmt.Sprintf("tool.New(%s): %v", spec.Name, err))
 	}
-	if err := checkOutputSchema(spec.OutputSchema); err != nil {
+	if err := checkTypedOutputSchema(spec.OutputSchema); err != nil {
 		panic(fmt.Sprintf("tool.New(%s): %v", spec.Name, err))
 	}
 	if fn == nil {
@@ -115,6 +116,33 @@ func InferSchema[In any]() (json.RawMessage, error) {
 	return json.Marshal(s)
 }
 
+// typedOutputSchemas remembers, by content, what [checkOutputSchema]
+// concluded of the output schemas of typed tools: a process builds many
+// tools whose output schemas are the same (the git tools share one), and
+// compiling one takes about a thousand allocations. The schemas of typed
+// tools are written in Go source, so there are only so many; those of
+// [NewRaw], which may come from servers, are not remembered. The map is a
+// cache of a pure function of its key, so sharing it is safe.
+var typedOutputSchemas sync.Map // string → error; a nil error is valid
+
+func checkTypedOutputSchema(raw json.RawMessage) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	if err, ok := typedOutputSchemas.Load(string(raw)); ok {
+		if err == nil {
+			return nil
+		}
+		return err.(error)
+	}
+	err := checkOutputSchema(raw)
+	typedOutputSchemas.Store(string(raw), err)
+	return err
+}
+
+// schemasOf remembers what [SchemaOf] inferred for each type.
+var schemasOf sync.Map // reflect.Type → json.RawMessage
+
 // SchemaOf returns the JSON Schema of what encoding/json writes for T, a
 // struct type, for [Spec.OutputSchema]: inferred as [New] infers an input
 // schema, so that fields without omitempty or omitzero are required and
@@ -123,6 +151,9 @@ func InferSchema[In any]() (json.RawMessage, error) {
 // programming error.
 func SchemaOf[T any]() json.RawMessage {
 	t := reflect.TypeFor[T]()
+	if raw, ok := schemasOf.Load(t); ok {
+		return slices.Clone(raw.(json.RawMessage))
+	}
 	s, err := jsonschema.ForType(t, nil)
 	if err == nil && s.Type != "object" {
 		err = fmt.Errorf("type %s is not a struct", t)
@@ -136,7 +167,8 @@ func SchemaOf[T any]() json.RawMessage {
 	if err != nil {
 		panic(fmt.Sprintf("tool.SchemaOf: %v", err))
 	}
-	return raw
+	schemasOf.Store(t, json.RawMessage(raw))
+	return slices.Clone(raw)
 }
 
 // allowNil makes s, the schema of t, and the schemas inside it accept
