@@ -18,32 +18,34 @@ import (
 // StopCancelled too). Whatever happens, s is left consistent: committed on
 // success, aborted otherwise.
 func (a *Agent) Run(ctx context.Context, s Session, task string) (*Outcome, error) {
-	return a.drive(ctx, s, func(out *Outcome) (*runState, error) {
+	return a.drive(ctx, s, func(m *Machine) (*runState, Command, error) {
 		if err := s.Begin(ctx, task); err != nil {
-			return nil, fmt.Errorf("begin round in session %s: %w", s.ID(), err)
+			return nil, Command{}, fmt.Errorf("begin round in session %s: %w", s.ID(), err)
 		}
-		return &runState{task: task, history: ExpireResults(s.History(), a.cfg.ExpireToolResults)}, nil
+		cmd, err := m.Step(Input{Kind: InputStart})
+		return &runState{task: task, history: ExpireResults(s.History(), a.cfg.ExpireToolResults)}, cmd, err
 	})
 }
 
-// runState is a run's progress: the task, the transaction's messages after
-// it, and the number of model calls made.
+// runState is what the in-process loop keeps between commands: the task,
+// the transaction's messages after it, and the calls made.
 type runState struct {
 	task    string
 	history []llm.Message
 	round   []llm.Message
-	n       int
 	invoked []tool.Invocation
 	// images caches the bytes of the prompt's images loaded from the
 	// session between rounds, by hash.
 	images map[string][]byte
 }
 
-// drive runs the loop from the state start gives, then commits, aborts, or
-// (while calls await approval) leaves the transaction open.
-func (a *Agent) drive(ctx context.Context, s Session, start func(*Outcome) (*runState, error)) (*Outcome, error) {
+// drive runs the loop from the state and first command start gives, then
+// commits, aborts, or (while calls await approval) leaves the transaction
+// open.
+func (a *Agent) drive(ctx context.Context, s Session, start func(*Machine) (*runState, Command, error)) (*Outcome, error) {
 	begun := time.Now()
 	out := &Outcome{}
+	m := NewMachine(a.Limits())
 	ctx, run := a.cfg.Telemetry.StartAgent(ctx, otel.AgentInfo{Name: a.cfg.Name, ConversationID: s.ID(), Model: a.cfg.Model, ParentCall: a.cfg.ParentCall})
 	a.emit(Event{Kind: EventRunStarted, Session: s.ID()})
 	var err error
@@ -51,11 +53,13 @@ func (a *Agent) drive(ctx context.Context, s Session, start func(*Outcome) (*run
 		err = a.cfg.Rounds.RoundStarted(ctx, s.ID())
 	}
 	var st *runState
+	var cmd Command
 	if err == nil {
-		st, err = start(out)
+		st, cmd, err = start(m)
+		*out = m.Outcome()
 	}
-	if err == nil && out.Reason != StopApproval {
-		err = a.loop(ctx, s, st, out)
+	if err == nil {
+		err = a.execute(ctx, s, st, m, cmd, out)
 	}
 	if a.cfg.Rounds != nil {
 		// Detached: the round's changes are recorded even when ctx is done.
@@ -68,8 +72,8 @@ func (a *Agent) drive(ctx context.Context, s Session, start func(*Outcome) (*run
 		if ctx.Err() != nil {
 			out.Reason, out.Note = StopCancelled, "the run was cancelled"
 			err = fmt.Errorf("run cancelled: %w", context.Cause(ctx))
-		} else if out.Reason == "" {
-			out.Reason, out.Note = StopError, err.Error()
+		} else if out.Reason == "" || out.Reason == StopApproval {
+			out.Reason, out.Note, out.Pending = StopError, err.Error(), nil
 		}
 		// A detached context: the abort must land even though ctx is done.
 		if aerr := s.Abort(context.WithoutCancel(ctx), out.Note); aerr != nil {
@@ -95,112 +99,117 @@ func (a *Agent) drive(ctx context.Context, s Session, start func(*Outcome) (*run
 	return out, err
 }
 
-func (a *Agent) loop(ctx context.Context, s Session, st *runState, out *Outcome) error {
-	runner := a.runnerFor(ctx, s, nil, nil)
-	tools := toolDefs(runner.Registry())
-	guard := newLoopGuard(a.cfg.LoopRepeats, a.cfg.LoopWindow)
+// execute carries out m's commands, from cmd, until it stops or pauses
+// for approval. out follows the machine's outcome after every step.
+func (a *Agent) execute(ctx context.Context, s Session, st *runState, m *Machine, cmd Command, out *Outcome) error {
+	var runner *tool.Runner
+	var tools []llm.ToolDef
 	for {
-		n := st.n + 1
-		if n > a.cfg.MaxRounds {
-			out.Reason = StopMaxRounds
-			out.Note = fmt.Sprintf("stopped after %d rounds, the limit; the task may be unfinished", a.cfg.MaxRounds)
+		var in Input
+		switch cmd.Kind {
+		case CmdStop, CmdAwaitApproval:
+			*out = *cmd.Outcome
 			return nil
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		msgs := KeepImages(BuildPrompt(a.prompt(s, st)), a.cfg.MaxImages)
-		if st.images == nil {
-			st.images = map[string][]byte{}
-		}
-		loadImages(s, msgs, st.images)
-		req := &llm.Request{Model: a.cfg.Model, Messages: msgs, Tools: tools,
-			MaxTokens: a.cfg.MaxTokens, Temperature: a.cfg.Temperature}
-		a.emit(Event{Kind: EventRoundStarted, Session: s.ID(), Round: n})
-		cctx, chat := a.cfg.Telemetry.StartChat(ctx, req)
-		resp, err := a.cfg.Provider.Stream(cctx, req, func(e llm.Event) {
-			chat.Chunk()
-			switch e.Kind {
-			case llm.EventText:
-				a.emit(Event{Kind: EventText, Round: n, Text: e.Text})
-			case llm.EventReasoning:
-				a.emit(Event{Kind: EventReasoning, Round: n, Text: e.Text})
+		case CmdCallModel:
+			if err := ctx.Err(); err != nil {
+				return err
 			}
-		})
-		chat.End(cctx, resp, err)
+			if runner == nil {
+				runner = a.runnerFor(ctx, s, nil, nil)
+				tools = toolDefs(runner.Registry())
+			}
+			resp, err := a.callModel(ctx, s, st, cmd.Round, tools)
+			if err != nil {
+				return err
+			}
+			in = Input{Kind: InputModelReplied, Reply: resp}
+		case CmdRunTools:
+			if runner == nil {
+				runner = a.runnerFor(ctx, s, nil, nil)
+				tools = toolDefs(runner.Registry())
+			}
+			var err error
+			in, err = a.runTools(ctx, s, runner, st, cmd.Round, cmd.Calls)
+			usage := m.st.Usage
+			a.emit(Event{Kind: EventRoundFinished, Round: cmd.Round, Usage: &usage})
+			if err != nil {
+				// The calls that finished count, though the run fails.
+				out.ToolCalls += len(in.Results)
+				return err
+			}
+			if err := ctx.Err(); err != nil {
+				out.ToolCalls += len(in.Results)
+				return err
+			}
+		case CmdCompact:
+			if err := a.compact(ctx, s, st, cmd.Round, cmd.Usage); err != nil {
+				return err
+			}
+			in = Input{Kind: InputCompacted}
+		default:
+			return fmt.Errorf("agent: unknown command %q", cmd.Kind)
+		}
+		next, err := m.Step(in)
 		if err != nil {
-			return fmt.Errorf("model call in round %d: %w", n, err)
-		}
-		st.n = n
-		out.Rounds++
-		out.Usage = out.Usage.Add(resp.Usage)
-		resp.Message.Role = llm.RoleAssistant
-		if resp.Stop == llm.StopMaxTokens {
-			// Calls made before the cut are not run: the reply they belong
-			// to is incomplete, and the run stops here.
-			resp.Message.ToolCalls = nil
-		}
-		if resp.Message.Content != "" {
-			out.Text = resp.Message.Content
-		}
-		if err := s.RecordResponse(cctx, resp); err != nil {
-			return fmt.Errorf("record response of round %d: %w", n, err)
-		}
-		st.round = append(st.round, resp.Message)
-		if len(resp.Message.ToolCalls) == 0 {
-			out.Reason = StopAnswer
-			switch resp.Stop {
-			case llm.StopMaxTokens:
-				out.Reason = StopMaxTokens
-				out.Note = "the model's reply was cut off at its output limit (max tokens): the text is incomplete; raise the limit or ask for less at once"
-			case llm.StopRefusal:
-				out.Reason = StopRefusal
-				out.Note = "the model declined to answer"
-			}
-			a.emit(Event{Kind: EventRoundFinished, Round: n, Usage: &resp.Usage})
-			return nil
-		}
-		reqs := make([]tool.Request, len(resp.Message.ToolCalls))
-		for i, c := range resp.Message.ToolCalls {
-			reqs[i] = tool.Request{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
-		}
-		err = a.runTools(ctx, s, runner, st, reqs, out)
-		a.emit(Event{Kind: EventRoundFinished, Round: n, Usage: &resp.Usage})
-		if err != nil || out.Reason == StopApproval {
 			return err
 		}
-		if ctx.Err() != nil {
-			return ctx.Err()
+		*out = m.Outcome()
+		if cmd.Kind == CmdCallModel && next.Kind != CmdRunTools {
+			usage := in.Reply.Usage
+			a.emit(Event{Kind: EventRoundFinished, Round: cmd.Round, Usage: &usage})
 		}
-		if call, ok := guard.observe(n, reqs, st.results(reqs)); ok {
-			out.Reason = StopLoop
-			out.Note = fmt.Sprintf("stopped: %s was called with the same arguments and got the same result %d times within %d rounds",
-				call, a.cfg.LoopRepeats, a.cfg.LoopWindow)
-			return nil
-		}
-		for _, inv := range st.invoked[len(st.invoked)-len(reqs):] {
-			if inv.Success && slices.Contains(a.cfg.StopAtTools, inv.Tool) {
-				out.Reason = StopTool
-				out.Note = "stopped after " + inv.Tool + ", a stop tool"
-				return nil
-			}
-		}
-		if err := a.compact(ctx, s, st, resp.Usage); err != nil {
-			return err
-		}
+		cmd = next
 	}
+}
+
+// callModel builds round n's prompt, calls the model and records its
+// reply.
+func (a *Agent) callModel(ctx context.Context, s Session, st *runState, n int, tools []llm.ToolDef) (*llm.Response, error) {
+	msgs := KeepImages(BuildPrompt(a.prompt(s, st)), a.cfg.MaxImages)
+	if st.images == nil {
+		st.images = map[string][]byte{}
+	}
+	loadImages(s, msgs, st.images)
+	req := &llm.Request{Model: a.cfg.Model, Messages: msgs, Tools: tools,
+		MaxTokens: a.cfg.MaxTokens, Temperature: a.cfg.Temperature}
+	a.emit(Event{Kind: EventRoundStarted, Session: s.ID(), Round: n})
+	cctx, chat := a.cfg.Telemetry.StartChat(ctx, req)
+	resp, err := a.cfg.Provider.Stream(cctx, req, func(e llm.Event) {
+		chat.Chunk()
+		switch e.Kind {
+		case llm.EventText:
+			a.emit(Event{Kind: EventText, Round: n, Text: e.Text})
+		case llm.EventReasoning:
+			a.emit(Event{Kind: EventReasoning, Round: n, Text: e.Text})
+		}
+	})
+	chat.End(cctx, resp, err)
+	if err != nil {
+		return nil, fmt.Errorf("model call in round %d: %w", n, err)
+	}
+	resp.Message.Role = llm.RoleAssistant
+	if resp.Stop == llm.StopMaxTokens {
+		// Calls made before the cut are not run: the reply they belong
+		// to is incomplete, and the run stops here.
+		resp.Message.ToolCalls = nil
+	}
+	if err := s.RecordResponse(cctx, resp); err != nil {
+		return nil, fmt.Errorf("record response of round %d: %w", n, err)
+	}
+	st.round = append(st.round, resp.Message)
+	return resp, nil
 }
 
 // compact asks the configured Compactor about s between rounds and, when
 // the session's prompt view changed, rebuilds st's history and round from
 // it: the task stays pinned, the rest is the session's projection.
-func (a *Agent) compact(ctx context.Context, s Session, st *runState, usage llm.Usage) error {
+func (a *Agent) compact(ctx context.Context, s Session, st *runState, n int, usage llm.Usage) error {
 	if a.cfg.Compactor == nil {
 		return nil
 	}
 	changed, err := a.cfg.Compactor.MaybeCompact(ctx, s.ID(), usage)
 	if err != nil {
-		return fmt.Errorf("compact session %s after round %d: %w", s.ID(), st.n, err)
+		return fmt.Errorf("compact session %s after round %d: %w", s.ID(), n, err)
 	}
 	if !changed {
 		return nil
@@ -213,54 +222,38 @@ func (a *Agent) compact(ctx context.Context, s Session, st *runState, usage llm.
 }
 
 // runTools runs reqs and puts their results into the round, in call order
-// after the assistant message that made them. Calls that await approval
-// set out.Reason to StopApproval.
-func (a *Agent) runTools(ctx context.Context, s Session, runner *tool.Runner, st *runState, reqs []tool.Request, out *Outcome) error {
-	tmpl := tool.Call{SessionID: s.ID(), Agent: a.cfg.Name, Iteration: st.n, History: slices.Clone(st.invoked), Root: a.cfg.Root,
+// after the assistant message that made them. It returns what the machine
+// is told: the finished calls and those awaiting approval.
+func (a *Agent) runTools(ctx context.Context, s Session, runner *tool.Runner, st *runState, n int, reqs []tool.Request) (Input, error) {
+	tmpl := tool.Call{SessionID: s.ID(), Agent: a.cfg.Name, Iteration: n, History: slices.Clone(st.invoked), Root: a.cfg.Root,
 		Subagent: a.cfg.ParentCall != "", ParentID: a.cfg.ParentCall}
+	in := Input{Kind: InputToolsDone}
 	results, err := runner.Run(ctx, tmpl, reqs)
 	if ae, ok := errors.AsType[*tool.ApprovalError](err); ok {
-		out.Reason, out.Pending = StopApproval, ae.Calls
-		out.Note = ae.Error()
+		in.Pending = ae.Calls
 		err = withoutApproval(err)
 	}
 	pending := map[string]bool{}
-	for _, p := range out.Pending {
+	for _, p := range in.Pending {
 		pending[p.ID] = true
 	}
 	for i, res := range results {
 		if pending[reqs[i].ID] {
 			continue
 		}
-		out.ToolCalls++
 		if u, ok := res.Data.(UsageReporter); ok {
-			out.Usage = out.Usage.Add(u.ModelUsage())
+			in.Usage = in.Usage.Add(u.ModelUsage())
 		}
 		st.round = append(st.round, toolMessage(reqs[i], res))
 		st.invoked = append(st.invoked, tool.Invocation{ID: reqs[i].ID, Tool: reqs[i].Name, Arguments: reqs[i].Arguments, Success: res.Success})
+		in.Results = append(in.Results, CallResult{ID: reqs[i].ID, Tool: reqs[i].Name, Arguments: reqs[i].Arguments,
+			Output: res.Output, Error: res.Error, Success: res.Success})
 	}
 	st.round = orderResults(st.round)
 	if err != nil {
-		return fmt.Errorf("tools in round %d: %w", st.n, err)
+		return in, fmt.Errorf("tools in round %d: %w", n, err)
 	}
-	return nil
-}
-
-// results returns the tool messages' contents for reqs, as results for the
-// loop guard.
-func (st *runState) results(reqs []tool.Request) []tool.Result {
-	// The round's results are the tool messages after its assistant
-	// message, at the end: reading back from there keeps a round's cost
-	// independent of how many rounds the run has had.
-	byID := make(map[string]string, len(reqs))
-	for i := len(st.round) - 1; i >= 0 && st.round[i].Role == llm.RoleTool; i-- {
-		byID[st.round[i].ToolCallID] = st.round[i].Content
-	}
-	out := make([]tool.Result, len(reqs))
-	for i, r := range reqs {
-		out[i] = tool.Result{Output: byID[r.ID]}
-	}
-	return out
+	return in, nil
 }
 
 // withoutApproval removes an ApprovalError from a joined error.

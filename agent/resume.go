@@ -41,32 +41,39 @@ func (a *Agent) Resume(ctx context.Context, s Session, answers []Answer) (*Outco
 		}
 		byID[ans.CallID] = ans
 	}
-	return a.drive(ctx, s, func(out *Outcome) (*runState, error) {
+	return a.drive(ctx, s, func(m *Machine) (*runState, Command, error) {
 		st := &runState{task: pool[0].Content, round: pool[1:], history: ExpireResults(s.History(), a.cfg.ExpireToolResults)}
-		for _, m := range st.round {
-			if m.Role == llm.RoleAssistant {
-				st.n++
+		rounds := 0
+		for _, msg := range st.round {
+			if msg.Role == llm.RoleAssistant {
+				rounds++
 			}
 		}
 		var reqs []tool.Request
+		var waiting []tool.PendingCall
 		for _, c := range pending {
+			waiting = append(waiting, tool.PendingCall{ID: c.ID, Tool: c.Name, Arguments: c.Arguments, Reason: "awaiting approval"})
 			if _, ok := byID[c.ID]; ok {
 				reqs = append(reqs, tool.Request{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 			}
 		}
+		m.Resume(rounds, waiting)
+		in := Input{Kind: InputToolsDone}
 		if len(reqs) > 0 {
 			runner := a.runnerFor(ctx, s, answeredGate{byID}, recordedCalls(reqs))
-			if err := a.runTools(ctx, s, runner, st, reqs, out); err != nil {
-				return nil, err
+			var err error
+			if in, err = a.runTools(ctx, s, runner, st, rounds, reqs); err != nil {
+				return nil, Command{}, err
 			}
 		}
-		if rest := pendingCalls(st.round); len(rest) > 0 {
-			out.Reason, out.Note = StopApproval, fmt.Sprintf("%d calls still await approval", len(rest))
-			for _, c := range rest {
-				out.Pending = append(out.Pending, tool.PendingCall{ID: c.ID, Tool: c.Name, Arguments: c.Arguments, Reason: "awaiting approval"})
-			}
+		for _, c := range pendingCalls(st.round) {
+			in.Pending = append(in.Pending, tool.PendingCall{ID: c.ID, Tool: c.Name, Arguments: c.Arguments, Reason: "awaiting approval"})
 		}
-		return st, nil
+		cmd, err := m.Step(in)
+		if cmd.Kind == CmdAwaitApproval {
+			cmd.Outcome.Note = fmt.Sprintf("%d calls still await approval", len(in.Pending))
+		}
+		return st, cmd, err
 	})
 }
 
