@@ -48,6 +48,12 @@ const (
 // had none when its transaction was aborted or repaired.
 const Interrupted = "interrupted: the run stopped before this call finished"
 
+// MetaRunOwner is the metadata key ([Session.Set]) naming the durable run
+// (a workflow id) that owns the session's open transaction. While it is
+// set, [Store.Open] leaves the transaction open instead of repairing it:
+// the run goes on in another process, which closes it.
+const MetaRunOwner = "run_owner"
+
 // A Turn is one entry of a session's history. Which fields are set depends
 // on Kind; the others are empty.
 type Turn struct {

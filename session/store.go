@@ -285,7 +285,8 @@ func (s *Store) Writer(id string) (*Session, bool) {
 // last line with a warning, and closes a transaction left open by a crash
 // as aborted, giving every call without a result an interrupted one. A
 // transaction paused for approval ([Session.Pause]) stays open, to be
-// resumed.
+// resumed, and so does one a durable run owns ([MetaRunOwner]), which
+// its runner closes.
 func (s *Store) Open(id string) (*Session, error) {
 	if err := checkID(id); err != nil {
 		return nil, err
@@ -333,7 +334,7 @@ func (s *Store) Open(id string) (*Session, error) {
 		}
 	}
 	ss := &Session{store: s, file: f, lock: lock, size: rr.good, st: *st, red: s.redactor()}
-	if st.Open() && st.Paused == nil {
+	if st.Open() && st.Paused == nil && len(st.Meta[MetaRunOwner]) == 0 {
 		s.logger().Warn("session had an open transaction; closing it as aborted", "session", id, "turns", len(st.Pool))
 		if err := ss.abort("repaired on open: the previous run ended without closing its transaction"); err != nil {
 			return fail(err)
