@@ -119,16 +119,17 @@ func (s *Server) SDK() *sdk.Server { return s.sdk }
 // mcpTool describes t in MCP's terms.
 func mcpTool(t *tool.Tool) (*sdk.Tool, error) {
 	spec := t.Spec()
-	var schema map[string]any
-	if err := json.Unmarshal(spec.InputSchema, &schema); err != nil {
-		return nil, fmt.Errorf("tool %s: input schema: %w", spec.Name, err)
+	// The schemas go to the SDK as JSON text, which it checks and writes
+	// as they are: as maps, each would be encoded again at every start.
+	if !json.Valid(spec.InputSchema) {
+		return nil, fmt.Errorf("tool %s: input schema is not valid JSON", spec.Name)
 	}
 	a := spec.Annotations
 	destructive, openWorld := a.Destructive, a.OpenWorld
 	mt := &sdk.Tool{
 		Name:        spec.Name,
 		Description: spec.Description,
-		InputSchema: schema,
+		InputSchema: spec.InputSchema,
 		Annotations: &sdk.ToolAnnotations{
 			ReadOnlyHint:    a.ReadOnly,
 			DestructiveHint: &destructive,
@@ -136,11 +137,10 @@ func mcpTool(t *tool.Tool) (*sdk.Tool, error) {
 		},
 	}
 	if len(spec.OutputSchema) != 0 {
-		var out map[string]any
-		if err := json.Unmarshal(spec.OutputSchema, &out); err != nil {
-			return nil, fmt.Errorf("tool %s: output schema: %w", spec.Name, err)
+		if !json.Valid(spec.OutputSchema) {
+			return nil, fmt.Errorf("tool %s: output schema is not valid JSON", spec.Name)
 		}
-		mt.OutputSchema = out
+		mt.OutputSchema = spec.OutputSchema
 	}
 	return mt, nil
 }
