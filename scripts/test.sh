@@ -75,6 +75,18 @@ for tool in bash git; do
   command -v "$tool" >/dev/null || { echo "test.sh: $tool is needed by the tests" >&2; exit 1; }
 done
 
+echo "== peers: PostgreSQL 15"
+# session/pgstore's tests run against a real server that
+# scripts/postgres.sh starts from Debian's postgresql-15 for the go test
+# stage below.
+if [ ! -x /usr/lib/postgresql/15/bin/postgres ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing Debian's postgresql-15"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 >/dev/null
+  fi
+  [ -x /usr/lib/postgresql/15/bin/postgres ] || { echo "test.sh: PostgreSQL 15 is needed by session/pgstore's tests (Debian: apt-get install postgresql-15); install it and run again" >&2; exit 1; }
+fi
+
 echo "== peers: the OpenTelemetry Collector"
 # The tracing test sends a run's spans to a real collector: the small one
 # in otel/internal/collector (OTLP receiver, file exporter), a module of
@@ -109,10 +121,11 @@ echo "== go test -race, with the mock LLM server and the reference MCP servers"
 # scripts/mock-llm.sh serves @dwmkerr/mock-llm on 127.0.0.1 and sets
 # WIELD_MOCK_LLM_URL; scripts/mcp-servers-interop.sh --exec installs the
 # reference MCP servers and sets WIELD_MCP_EVERYTHING and
-# WIELD_MCP_FILESYSTEM; both pinned.
+# WIELD_MCP_FILESYSTEM; both pinned. scripts/postgres.sh starts a
+# throwaway PostgreSQL and sets WIELD_POSTGRES_URL.
 events=$(mktemp)
 trap 'rm -f "$events"' EXIT
-scripts/mock-llm.sh bash scripts/mcp-servers-interop.sh --exec \
+scripts/mock-llm.sh bash scripts/mcp-servers-interop.sh --exec bash scripts/postgres.sh --exec \
   go run "$GOTESTSUM_MODULE" --format pkgname --jsonfile "$events" -- -race -count=1 -timeout 20m ./...
 skipped=$(grep '"Action":"skip"' "$events" | grep '"Test":"' | sed -E 's/.*"Package":"([^"]*)","Test":"([^"]*)".*/\1 \2/' || true)
 if [ -n "$skipped" ]; then

@@ -1,0 +1,541 @@
+package pgstore_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	mrand "math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/session/pgstore"
+	"github.com/wieldhq/wield/session/sessiontest"
+	"github.com/wieldhq/wield/tool"
+)
+
+// TestMain lets the test binary act as the writer that TestKill kills.
+func TestMain(m *testing.M) {
+	if os.Getenv("WIELD_PGSTORE_CHILD") == "writer" {
+		writer(os.Getenv("WIELD_POSTGRES_URL"), os.Getenv("WIELD_PGSTORE_SCHEMA"), os.Getenv("WIELD_PGSTORE_SESSION"))
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// postgresURL returns the server the tests use, from WIELD_POSTGRES_URL
+// (scripts/postgres.sh sets it). Without it the test fails, unless
+// WIELD_ALLOW_SKIP=1 on a machine where CI is unset.
+func postgresURL(t testing.TB) string {
+	t.Helper()
+	url := os.Getenv("WIELD_POSTGRES_URL")
+	if url == "" {
+		if os.Getenv("WIELD_ALLOW_SKIP") == "1" && os.Getenv("CI") == "" {
+			t.Skip("WIELD_POSTGRES_URL is not set (run the tests under scripts/postgres.sh --exec)")
+		}
+		t.Fatal("WIELD_POSTGRES_URL is not set: run the tests under scripts/postgres.sh --exec go test …, which starts a server")
+	}
+	return url
+}
+
+// newSchema returns a schema name of the test's own, dropped when the
+// test ends, so that tests run in parallel on one server.
+func newSchema(t testing.TB, url string) string {
+	t.Helper()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	schema := "t_" + hex.EncodeToString(b[:])
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	return schema
+}
+
+// newBackend returns a backend in a schema of the test's own.
+func newBackend(t testing.TB) *pgstore.Backend {
+	t.Helper()
+	url := postgresURL(t)
+	be, err := pgstore.New(context.Background(), url, &pgstore.Options{Schema: newSchema(t, url)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(be.Close)
+	return be
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestConformance runs the backend conformance suite on PostgreSQL; each
+// Store it asks for has a backend, and so a pool, of its own, as another
+// process would.
+func TestConformance(t *testing.T) {
+	url := postgresURL(t)
+	sessiontest.Run(t, func(t *testing.T) func() *session.Store {
+		schema := newSchema(t, url)
+		return func() *session.Store {
+			be, err := pgstore.New(context.Background(), url, &pgstore.Options{Schema: schema})
+			must(t, err)
+			t.Cleanup(be.Close)
+			return &session.Store{Backend: be}
+		}
+	})
+}
+
+// script writes the same session into st, with a fixed clock: every
+// kind of event, a fork, an inbox record, a picture and a repair on open.
+func script(t *testing.T, st *session.Store) (ids []string) {
+	t.Helper()
+	clock := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
+	st.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	st.Secrets = []string{"sk-not-a-real-key-0123456789"}
+	ctx := context.Background()
+	s, err := st.Create(session.Header{ID: "same", Purpose: "byte identity", Model: "m"})
+	must(t, err)
+	sessiontest.Round(t, s, "first, with sk-not-a-real-key-0123456789 in it", "a", 2)
+	must(t, s.SetTodos([]session.Todo{{Title: "one", Status: "pending"}}))
+	must(t, s.AddReference("README.md", false))
+	must(t, s.Set(map[string]any{"context_mode": "inline", "n": 3}))
+	must(t, s.SetMode("plan", ".wield/plans/same/p.md"))
+	must(t, s.Begin(ctx, "second"))
+	c := &tool.Call{ID: "pic", Tool: "screenshot"}
+	must(t, s.RecordCall(ctx, c, json.RawMessage(`{"w":1}`)))
+	r := tool.Text("a picture")
+	r.Images = []tool.Image{{MIMEType: "image/png", Data: []byte("png")}}
+	must(t, s.RecordResult(ctx, c, r))
+	must(t, s.Pause(ctx, []tool.PendingCall{{ID: "p1", Tool: "shell", Reason: "asks"}}))
+	must(t, s.Commit(ctx))
+	must(t, s.Close())
+	// An outsider's record goes to the journal through Open and commit.
+	must(t, st.Record(ctx, "same", &tool.Call{ID: "ext", Tool: "echo"}, nil, tool.Text("outside")))
+	// A transaction left open is closed as aborted on the next Open.
+	s, err = st.Open("same")
+	must(t, err)
+	must(t, s.Begin(ctx, "left open"))
+	must(t, s.RecordResponse(ctx, &llm.Response{Message: llm.Message{Role: llm.RoleAssistant,
+		ToolCalls: []llm.ToolCall{{ID: "dangling", Name: "echo", Arguments: json.RawMessage(`{}`)}}}}))
+	must(t, s.Close())
+	s, err = st.Open("same")
+	must(t, err)
+	must(t, s.Close())
+	fork, err := st.Fork("same", 4)
+	must(t, err)
+	return []string{"same", fork}
+}
+
+// TestSameBytes writes one session to the file backend and to
+// PostgreSQL and checks that the journals are the same bytes, and read
+// back as the same state.
+func TestSameBytes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := &session.Store{Dir: dir, Logger: slog.New(slog.DiscardHandler)}
+	be := newBackend(t)
+	pg := &session.Store{Backend: be, Logger: slog.New(slog.DiscardHandler)}
+	fileIDs, pgIDs := script(t, files), script(t, pg)
+	for i := range fileIDs {
+		want, err := os.ReadFile(files.Path(fileIDs[i]))
+		must(t, err)
+		r, err := be.Read(pgIDs[i])
+		must(t, err)
+		got, err := io.ReadAll(r)
+		must(t, err)
+		// A fork's id is random; it is the only difference allowed.
+		got = bytes.ReplaceAll(got, []byte(pgIDs[i]), []byte(fileIDs[i]))
+		if !bytes.Equal(got, want) {
+			t.Fatalf("journal %d differs:\npostgres: %s\n   files: %s", i, got, want)
+		}
+		fst, err := files.Load(fileIDs[i])
+		must(t, err)
+		pst, err := pg.Load(pgIDs[i])
+		must(t, err)
+		pst.Header.ID = fst.Header.ID
+		if !reflect.DeepEqual(fst.Export(), pst.Export()) {
+			t.Fatalf("session %d: the states differ", i)
+		}
+		info, err := pg.Stat(pgIDs[i])
+		must(t, err)
+		if info.Size != int64(len(want)) {
+			t.Errorf("Stat(%s).Size = %d, want %d", pgIDs[i], info.Size, len(want))
+		}
+	}
+	if !bytes.Contains(mustRead(t, files.Path("same")), []byte(session.Redacted)) {
+		t.Error("the secret was not redacted")
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	must(t, err)
+	return b
+}
+
+// writer appends rounds to session id forever, printing "locked" once it
+// holds the writer lock, "step" after every event and "committed N"
+// after each commit, until it is killed.
+func writer(url, schema, id string) {
+	out := bufio.NewWriter(os.Stdout)
+	fail := func(err error) {
+		fmt.Fprintln(out, "error:", err)
+		out.Flush()
+		os.Exit(1)
+	}
+	be, err := pgstore.New(context.Background(), url, &pgstore.Options{Schema: schema})
+	if err != nil {
+		fail(err)
+	}
+	st := &session.Store{Backend: be, Logger: slog.New(slog.DiscardHandler)}
+	s, err := st.Open(id)
+	if errors.Is(err, session.ErrNotFound) {
+		s, err = st.Create(session.Header{ID: id})
+	}
+	if err != nil {
+		fail(err)
+	}
+	fmt.Fprintln(out, "locked")
+	out.Flush()
+	step := func(err error) {
+		if err != nil {
+			fail(err)
+		}
+		fmt.Fprintln(out, "step")
+		out.Flush()
+	}
+	ctx := context.Background()
+	for n := len(s.State().Pools) + 1; ; n++ {
+		step(s.Begin(ctx, "round "+strconv.Itoa(n)))
+		calls := []llm.ToolCall{{ID: fmt.Sprintf("r%d-a", n), Name: "echo", Arguments: json.RawMessage(`{"text":"a"}`)},
+			{ID: fmt.Sprintf("r%d-b", n), Name: "echo", Arguments: json.RawMessage(`{"text":"b"}`)}}
+		step(s.RecordResponse(ctx, &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, ToolCalls: calls}}))
+		for _, c := range calls {
+			step(s.RecordCall(ctx, &tool.Call{ID: c.ID, Tool: c.Name}, c.Arguments))
+		}
+		for _, c := range calls {
+			step(s.RecordResult(ctx, &tool.Call{ID: c.ID, Tool: c.Name}, tool.Text(strings.Repeat("x", 100*n%4000))))
+		}
+		step(s.Commit(ctx))
+		fmt.Fprintln(out, "committed", n)
+		out.Flush()
+	}
+}
+
+// TestKill kills a writing child process with SIGKILL at random moments
+// and checks after each kill that another Store opens the session at
+// once (the server ends the dead writer's connection, and its lock with
+// it), that no kill left part of a write, and that the state is whole:
+// every committed round kept, every call with exactly one result.
+func TestKill(t *testing.T) {
+	t.Parallel()
+	const kills = 12
+	url := postgresURL(t)
+	schema := newSchema(t, url)
+	be, err := pgstore.New(context.Background(), url, &pgstore.Options{Schema: schema})
+	must(t, err)
+	t.Cleanup(be.Close)
+	st := &session.Store{Backend: be, Logger: slog.New(slog.DiscardHandler)}
+	rng := mrand.New(mrand.NewPCG(20261125, 27))
+	committed := map[int]bool{}
+	var waited []time.Duration
+	retried := 0 // kills after which the first Open found the lock still held
+	for i := range kills {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "WIELD_PGSTORE_CHILD=writer", "WIELD_PGSTORE_SCHEMA="+schema, "WIELD_PGSTORE_SESSION=kill")
+		stdout, err := cmd.StdoutPipe()
+		must(t, err)
+		must(t, cmd.Start())
+		r := bufio.NewScanner(stdout)
+		if !r.Scan() || r.Text() != "locked" {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("kill %d: the child did not take the lock: %q", i, r.Text())
+		}
+		// While the child holds the lock, nobody else gets it.
+		var busy *session.BusyError
+		if _, err := st.Open("kill"); !errors.As(err, &busy) || busy.PID != cmd.Process.Pid {
+			t.Fatalf("kill %d: Open while the child writes: %v, want a BusyError naming pid %d", i, err, cmd.Process.Pid)
+		}
+		for left := rng.IntN(40); left > 0 && r.Scan(); {
+			line := r.Text()
+			if n, ok := strings.CutPrefix(line, "committed "); ok {
+				k, _ := strconv.Atoi(n)
+				committed[k] = true
+				continue
+			}
+			if strings.HasPrefix(line, "error:") {
+				t.Fatalf("kill %d: child failed: %s", i, line)
+			}
+			left--
+		}
+		must(t, cmd.Process.Signal(syscall.SIGKILL))
+		_ = cmd.Wait()
+
+		// No kill leaves part of a write: the journal ends a line.
+		rd, err := be.Read("kill")
+		must(t, err)
+		raw, err := io.ReadAll(rd)
+		must(t, err)
+		if len(raw) == 0 || raw[len(raw)-1] != '\n' {
+			t.Fatalf("kill %d: the journal ends in a torn line: %q", i, raw[max(0, len(raw)-80):])
+		}
+		before, err := st.Load("kill")
+		must(t, err)
+		dangling := unanswered(append(slices.Clone(before.Turns), before.Pool...))
+
+		// The server ends the dead child's connection when it reads the
+		// closed socket, which takes it a moment after the kill; Open
+		// fails with a BusyError until then, and is tried again only
+		// while the server has not ended it. Waiting for the lock is
+		// synchronisation on the event itself, not a sleep.
+		opening := time.Now()
+		s, err := st.Open("kill")
+		if errors.As(err, &busy) {
+			retried++
+			waitForLock(t, url, schema, "kill")
+			s, err = st.Open("kill")
+		}
+		if err != nil {
+			t.Fatalf("kill %d: reopening failed: %v", i, err)
+		}
+		waited = append(waited, time.Since(opening))
+		got := s.State()
+		must(t, s.Close())
+		if got.Open() {
+			t.Fatalf("kill %d: transaction still open after Open", i)
+		}
+		if n := len(unanswered(got.Turns)); n != 0 {
+			t.Fatalf("kill %d: %d calls without a result after Open", i, n)
+		}
+		results := map[string]int{}
+		for _, tr := range got.Turns {
+			if tr.Kind == session.TurnToolResponse {
+				results[tr.CallID]++
+			}
+		}
+		for id, n := range results {
+			if n != 1 {
+				t.Fatalf("kill %d: call %s has %d results, want 1", i, id, n)
+			}
+		}
+		for _, c := range dangling {
+			if tr := resultOf(got.Turns, c); tr == nil || !tr.Interrupted {
+				t.Fatalf("kill %d: dangling call %s has no interrupted result", i, c)
+			}
+		}
+		tasks := map[string]bool{}
+		for _, tr := range got.Turns {
+			if tr.Kind == session.TurnUserTask {
+				tasks[tr.Text] = true
+			}
+		}
+		for k := range committed {
+			if !tasks["round "+strconv.Itoa(k)] {
+				t.Fatalf("kill %d: committed round %d is lost", i, k)
+			}
+		}
+	}
+	if len(committed) == 0 {
+		t.Error("no round was ever committed; the kills came too early to test anything")
+	}
+	slices.Sort(waited)
+	t.Logf("%d kills, %d rounds committed; reopening (repair included) took median %v, max %v; %d opens waited for the server to end the dead connection",
+		kills, len(committed), waited[len(waited)/2], waited[len(waited)-1], retried)
+}
+
+// waitForLock waits, at most 10 seconds, until the writer lock of session
+// id is free: it asks the server for the lock itself, which it grants
+// when the holder's connection ends, and gives it back.
+func waitForLock(t *testing.T, url, schema, id string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	must(t, err)
+	defer conn.Close(ctx)
+	key := "wield session " + schema + "/" + id
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtextextended($1, 0))`, key); err != nil {
+		t.Fatalf("the lock of session %s was not released: %v", id, err)
+	}
+	_, err = conn.Exec(ctx, `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, key)
+	must(t, err)
+}
+
+// unanswered returns the ids of the calls in turns without a result.
+func unanswered(turns []session.Turn) []string {
+	answered := map[string]bool{}
+	for _, tr := range turns {
+		if tr.Kind == session.TurnToolResponse {
+			answered[tr.CallID] = true
+		}
+	}
+	var out []string
+	for _, tr := range turns {
+		for _, c := range tr.Calls {
+			if !answered[c.ID] {
+				out = append(out, c.ID)
+			}
+		}
+	}
+	return out
+}
+
+func resultOf(turns []session.Turn, id string) *session.Turn {
+	for i := range turns {
+		if turns[i].Kind == session.TurnToolResponse && turns[i].CallID == id {
+			return &turns[i]
+		}
+	}
+	return nil
+}
+
+// TestLostLock checks that a writer whose lock connection ended cannot
+// append: its write fails, and the journal keeps what the next writer
+// wrote.
+func TestLostLock(t *testing.T) {
+	t.Parallel()
+	url := postgresURL(t)
+	be := newBackend(t)
+	st := &session.Store{Backend: be}
+	s, err := st.Create(session.Header{ID: "lost"})
+	must(t, err)
+	defer s.Close()
+	// An administrator (or a network failure) ends the writer's
+	// connection.
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	must(t, err)
+	defer conn.Close(ctx)
+	var n int
+	must(t, conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid, 10000)) FROM pg_locks
+		WHERE locktype = 'advisory' AND granted AND ((classid::bigint << 32) | objid::bigint) = hashtextextended($1, 0)`,
+		"wield session "+be.Schema()+"/lost").Scan(&n))
+	if n != 1 {
+		t.Fatalf("found %d holders of the lock, want 1", n)
+	}
+	if err := s.Begin(ctx, "after the lock is gone"); err == nil {
+		t.Fatal("a writer without its lock appended")
+	}
+	other := &session.Store{Backend: be}
+	s2, err := other.Open("lost")
+	must(t, err)
+	sessiontest.Round(t, s2, "the next writer", "n", 1)
+	must(t, s2.Close())
+	got, err := other.Load("lost")
+	must(t, err)
+	if len(got.Pools) != 1 || got.Pools[0].Status != session.PoolCommitted {
+		t.Fatalf("pools = %+v, want the next writer's round only", got.Pools)
+	}
+}
+
+// TestOpenLazy checks that Open does not connect until it is used, and
+// that a bad URL or schema is reported by the calls.
+func TestOpenLazy(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, url, schema, want string }{
+		{"bad URL", "postgres://%zz", "", "session store"},
+		{"bad schema", "postgres://localhost/x", "Robert'); DROP TABLE", "schema"},
+		{"no server", "postgres://wield@127.0.0.1:1/x?connect_timeout=5", "", "session store"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			be := pgstore.Open(tt.url, &pgstore.Options{Schema: tt.schema})
+			defer be.Close()
+			st := &session.Store{Backend: be}
+			_, err := st.Load("x")
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Load: %v, want an error about %q", err, tt.want)
+			}
+			if _, err := st.Create(session.Header{ID: "x"}); err == nil {
+				t.Fatal("Create succeeded")
+			}
+		})
+	}
+}
+
+// BenchmarkRound measures a whole round on each backend: the task, a
+// response with one call, the call, its result and the commit, two of
+// them synced (the task and the commit) under SyncCommit.
+func BenchmarkRound(b *testing.B) {
+	for _, name := range []string{"file", "postgres"} {
+		b.Run(name, func(b *testing.B) {
+			st := &session.Store{Dir: filepath.Join(b.TempDir(), "sessions")}
+			if name == "postgres" {
+				st = &session.Store{Backend: newBackend(b)}
+			}
+			s, err := st.Create(session.Header{ID: "bench"})
+			must(b, err)
+			defer s.Close()
+			ctx := context.Background()
+			i := 0
+			for b.Loop() {
+				id := "c" + strconv.Itoa(i)
+				must(b, s.Begin(ctx, "round"))
+				must(b, s.RecordResponse(ctx, &llm.Response{Message: llm.Message{Role: llm.RoleAssistant,
+					ToolCalls: []llm.ToolCall{{ID: id, Name: "echo", Arguments: json.RawMessage(`{}`)}}}}))
+				must(b, s.RecordCall(ctx, &tool.Call{ID: id, Tool: "echo"}, json.RawMessage(`{}`)))
+				must(b, s.RecordResult(ctx, &tool.Call{ID: id, Tool: "echo"}, tool.Text("ok")))
+				must(b, s.Commit(ctx))
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkAppendTurn measures one appended turn (a RecordCall) on each
+// backend, and reports the median as p50-ns.
+func BenchmarkAppendTurn(b *testing.B) {
+	for _, name := range []string{"file", "postgres"} {
+		b.Run(name, func(b *testing.B) {
+			st := &session.Store{Dir: filepath.Join(b.TempDir(), "sessions")}
+			if name == "postgres" {
+				st = &session.Store{Backend: newBackend(b)}
+			}
+			s, err := st.Create(session.Header{ID: "bench"})
+			must(b, err)
+			defer s.Close()
+			ctx := context.Background()
+			must(b, s.Begin(ctx, "bench"))
+			var times []time.Duration
+			i := 0
+			for b.Loop() {
+				start := time.Now()
+				must(b, s.RecordCall(ctx, &tool.Call{ID: "c" + strconv.Itoa(i), Tool: "echo"}, json.RawMessage(`{"text":"a turn of ordinary size"}`)))
+				times = append(times, time.Since(start))
+				i++
+			}
+			slices.Sort(times)
+			b.ReportMetric(float64(times[len(times)/2].Nanoseconds()), "p50-ns")
+		})
+	}
+}
