@@ -119,10 +119,14 @@ func InferSchema[In any]() (json.RawMessage, error) {
 // typedOutputSchemas remembers, by content, what [checkOutputSchema]
 // concluded of the output schemas of typed tools: a process builds many
 // tools whose output schemas are the same (the git tools share one), and
-// compiling one takes about a thousand allocations. The schemas of typed
-// tools are written in Go source, so there are only so many; those of
-// [NewRaw], which may come from servers, are not remembered. The map is a
-// cache of a pure function of its key, so sharing it is safe.
+// compiling one takes about a thousand allocations. What [SchemaOf]
+// returns is entered as valid without compiling it: it is inferred from a
+// Go type, as the input schemas of typed tools are, which are not compiled
+// before their first call either (tooltest.Check compiles the output
+// schema of each tool it checks). The schemas of typed tools are written
+// in Go source, so there are only so many; those of [NewRaw], which may
+// come from servers, are not remembered. The map is a cache of a pure
+// function of its key, so sharing it is safe.
 var typedOutputSchemas sync.Map // string → error; a nil error is valid
 
 func checkTypedOutputSchema(raw json.RawMessage) error {
@@ -168,6 +172,7 @@ func SchemaOf[T any]() json.RawMessage {
 		panic(fmt.Sprintf("tool.SchemaOf: %v", err))
 	}
 	schemasOf.Store(t, json.RawMessage(raw))
+	typedOutputSchemas.Store(string(raw), nil)
 	return slices.Clone(raw)
 }
 
