@@ -12,21 +12,41 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/session/pgstore"
 	"github.com/wieldhq/wield/workspace"
 )
 
-// store returns the session store of workspace ws: $WIELD_HOME/sessions
-// when WIELD_HOME is set, else .wield/sessions in the workspace.
+// sessionsEnv names the session store, overriding the workspace's: a
+// postgres:// (or postgresql://) URL keeps the sessions in PostgreSQL,
+// for workers on several machines (docs/cli.md, "Sessions in
+// PostgreSQL"); any other value is a directory.
+const sessionsEnv = "WIELD_SESSIONS"
+
+// store returns the session store of workspace ws: the one $WIELD_SESSIONS
+// names when it is set, else $WIELD_HOME/sessions when WIELD_HOME is set,
+// else .wield/sessions in the workspace.
 func (g *globals) store(ws string) *session.Store {
-	dir, home := workspace.Layout{Root: ws}.SessionsDir(os.Getenv)
-	if !home {
-		ignoreState(ws)
-	}
 	var secrets []string
 	if k := os.Getenv("OPENAI_API_KEY"); k != "" {
 		secrets = append(secrets, k)
 	}
-	return &session.Store{Dir: dir, Secrets: secrets, Logger: g.logger()}
+	st := &session.Store{Secrets: secrets, Logger: g.logger()}
+	if loc := os.Getenv(sessionsEnv); loc != "" {
+		if strings.HasPrefix(loc, "postgres://") || strings.HasPrefix(loc, "postgresql://") {
+			// Connects on first use; a bad URL or an unreachable server
+			// is the error of the first command that reads a session.
+			st.Backend = pgstore.Open(loc, nil)
+		} else {
+			st.Dir = loc
+		}
+		return st
+	}
+	dir, home := workspace.Layout{Root: ws}.SessionsDir(os.Getenv)
+	if !home {
+		ignoreState(ws)
+	}
+	st.Dir = dir
+	return st
 }
 
 // stateIgnore keeps wield's own state out of the project's git status;
@@ -57,7 +77,8 @@ func newSessionCommand(g *globals) *cobra.Command {
 		Long: `A session is the journal of a conversation: every task, model response, tool
 call and result, the todo list and the file references. Sessions live in
 .wield/sessions of the workspace (or $WIELD_HOME/sessions), one JSON Lines file
-each. Continue one with wield run --continue (the latest), --resume PREFIX
+each; WIELD_SESSIONS names another store: a directory, or a postgres:// URL
+for workers on several machines (docs/cli.md, "Sessions in PostgreSQL"). Continue one with wield run --continue (the latest), --resume PREFIX
 (any unique prefix of its id) or --session ID.
 
 See also: wield run, docs/cli.md.`,
