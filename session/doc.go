@@ -52,8 +52,9 @@
 //
 // # Concurrency and crashes
 //
-// One process writes a session at a time: [Store.Open] takes a file lock
-// and fails at once with a [*BusyError] if another process holds it.
+// One process writes a session at a time: [Store.Open] takes the
+// session's writer lock (a file lock) and fails at once with a
+// [*BusyError] if another process holds it.
 // Readers ([Store.Load], [Store.List]) take no lock. Transaction ends are
 // fsynced ([SyncCommit]), and so are a new journal and a person's task; a
 // child agent's journal ([Header.Child]) is first made durable when it
@@ -62,6 +63,17 @@
 // [*CorruptError] naming it, and nothing is dropped silently. Journals from
 // a newer wield are refused with [ErrNewerVersion]. Errors name no command
 // of a host: [ErrNotFound] and [*BusyError] let the host say what to do.
+//
+// # Backends
+//
+// A [Store] keeps its bytes in a [Backend]: by default (a nil
+// [Store.Backend]) files in [Store.Dir], as described above. Package
+// session/pgstore keeps the same journals in PostgreSQL, for workers on
+// several machines that take turns on a session; its writer lock is held
+// by a connection, and ends with it. Everything above the bytes (the
+// format, redaction, repair) is the Store's, so every backend holds the
+// same JSON Lines, and package session/sessiontest checks a backend
+// against what the Store needs.
 //
 // # Secrets
 //

@@ -595,14 +595,21 @@ func (j *journal) Truncate(size int64) error {
 	ctx, cancel := l.b.ctx()
 	defer cancel()
 	err := pgx.BeginFunc(ctx, l.conn, func(tx pgx.Tx) error {
+		// Only what this writer wrote is cut: the journal must still have
+		// the length it knows, as for a write.
+		tag, err := tx.Exec(ctx, l.b.q(`UPDATE {s}.sessions SET size = $2, modified = now() WHERE id = $1 AND size = $3 AND $2 <= $3`),
+			l.id, size, j.size)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() != 1 {
+			return fmt.Errorf("cannot cut the journal of session %s to %d bytes: it is not %d bytes long as its writer knows it", l.id, size, j.size)
+		}
 		if _, err := tx.Exec(ctx, l.b.q(`DELETE FROM {s}.journal WHERE session_id = $1 AND off >= $2`), l.id, size); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, l.b.q(`UPDATE {s}.journal SET data = substring(data FROM 1 FOR ($2 - off)::integer)
-			WHERE session_id = $1 AND off < $2 AND off + length(data) > $2`), l.id, size); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, l.b.q(`UPDATE {s}.sessions SET size = $2, modified = now() WHERE id = $1`), l.id, size)
+		_, err = tx.Exec(ctx, l.b.q(`UPDATE {s}.journal SET data = substring(data FROM 1 FOR ($2 - off)::integer)
+			WHERE session_id = $1 AND off < $2 AND off + length(data) > $2`), l.id, size)
 		return err
 	})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	mrand "math/rand/v2"
 	"os"
@@ -537,5 +538,69 @@ func BenchmarkAppendTurn(b *testing.B) {
 			slices.Sort(times)
 			b.ReportMetric(float64(times[len(times)/2].Nanoseconds()), "p50-ns")
 		})
+	}
+}
+
+// TestJournal drives a journal directly: appends, a cut through the middle
+// of an append, and a stale handle that no longer knows the journal's
+// length, which must neither write nor cut.
+func TestJournal(t *testing.T) {
+	t.Parallel()
+	be := newBackend(t)
+	read := func() string {
+		t.Helper()
+		r, err := be.Read("j")
+		must(t, err)
+		b, err := io.ReadAll(r)
+		must(t, err)
+		return string(b)
+	}
+	lock, err := be.Lock("j")
+	must(t, err)
+	defer lock.Unlock()
+	j, err := lock.Create([]byte("head\n"), true)
+	must(t, err)
+	if _, err := lock.Create([]byte("again\n"), true); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("a second Create: %v, want fs.ErrExist", err)
+	}
+	for _, line := range []string{"one\n", "two\n"} {
+		_, err := j.Write([]byte(line))
+		must(t, err)
+	}
+	must(t, j.Sync())
+	stale, err := lock.Open()
+	must(t, err)
+	must(t, j.Truncate(11)) // head\none\ntw
+	if got := read(); got != "head\none\ntw" {
+		t.Fatalf("after Truncate(11): %q", got)
+	}
+	if err := j.Truncate(12); err == nil {
+		t.Fatal("Truncate grew the journal")
+	}
+	_, err = j.Write([]byte("o\n"))
+	must(t, err)
+	if got := read(); got != "head\none\ntwo\n" {
+		t.Fatalf("after a write at the cut: %q", got)
+	}
+	if info, err := be.Stat("j"); err != nil || info.Size != 13 {
+		t.Fatalf("Stat = %+v, %v; want 13 bytes", info, err)
+	}
+	// stale was opened when the journal had 13 bytes too, then it was
+	// cut and grew again: same length, so it may write; a second stale
+	// handle then may not.
+	_, err = stale.Write([]byte("three\n"))
+	must(t, err)
+	if _, err := j.Write([]byte("lost\n")); err == nil {
+		t.Fatal("a handle that does not know the journal's length wrote")
+	}
+	if err := j.Truncate(5); err == nil {
+		t.Fatal("a handle that does not know the journal's length cut the journal")
+	}
+	if got := read(); got != "head\none\ntwo\nthree\n" {
+		t.Fatalf("the journal is %q", got)
+	}
+	must(t, j.Close())
+	if _, err := j.Write([]byte("x\n")); err == nil {
+		t.Fatal("a closed journal wrote")
 	}
 }
