@@ -39,8 +39,12 @@ if [ ! -x "$temporal" ]; then
   mkdir -p "$cache"
   rm -rf "$temporal.tmp"
   start=$SECONDS
-  (cd "$cache" && GOWORK=off GOFLAGS= GOBIN="$temporal.tmp" \
-    go install -trimpath "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION")
+  # The flags of the CLI's own release builds (stripped, version stamped).
+  (cd "$cache" && GOWORK=off GOFLAGS= GOBIN="$temporal.tmp" go install -trimpath \
+    -ldflags "-s -w -X github.com/temporalio/cli/temporalcli.Version=${TEMPORAL_CLI_VERSION#v}" \
+    "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION")
+  "$temporal.tmp/temporal" --version | grep -q "version ${TEMPORAL_CLI_VERSION#v} " ||
+    { echo "temporal-dev.sh: the temporal CLI just built does not report version $TEMPORAL_CLI_VERSION" >&2; exit 1; }
   mv "$temporal.tmp/temporal" "$temporal"
   rmdir "$temporal.tmp"
   echo "temporal-dev.sh: built in $((SECONDS - start)) s" >&2
@@ -102,7 +106,7 @@ for attempt in 1 2 3; do
   addr="127.0.0.1:$port"
   start=$(date +%s%3N)
   HOME="$tmp" setsid "$temporal" server start-dev --headless --ip 127.0.0.1 --port "$port" \
-    --log-format text --log-level warn >"$log" 2>&1 </dev/null &
+    --log-format text --log-level info >"$log" 2>&1 </dev/null &
   pid=$!
   while [ $(($(date +%s%3N) - start)) -lt $((timeout * 1000)) ]; do
     if healthy; then
