@@ -32,7 +32,10 @@
 // (pg_try_advisory_lock) held by a connection of its own, which the
 // session's appends also use. The lock lives as long as that connection:
 // a process killed with SIGKILL closes it, the server ends the backend,
-// and the next worker takes the lock at once. Every append is one
+// and the next worker takes the lock at once. A writer that closes its
+// session releases the lock and leaves the connection to the next writer
+// of the process (a few are kept), since the server takes tens of
+// milliseconds to make one. Every append is one
 // statement, so one transaction: a crash never leaves part of one, and
 // the torn-tail repair of [session.Store.Open] finds nothing to cut. An
 // append also checks that the journal still has the length its writer
@@ -102,7 +105,14 @@ type Backend struct {
 	mu    sync.Mutex
 	ready bool  // the tables exist
 	err   error // a configuration error, returned by every call
+
+	spareMu sync.Mutex
+	spare   []*pgx.Conn // writer connections given back, holding no lock
 }
+
+// maxSpare bounds the writer connections kept for the next [Backend.Lock]:
+// making one costs the server a process, tens of milliseconds.
+const maxSpare = 4
 
 var _ session.Backend = (*Backend)(nil)
 
@@ -182,12 +192,53 @@ func newBackend(opts *Options) *Backend {
 // Schema returns the schema that holds the tables.
 func (b *Backend) Schema() string { return b.schema }
 
-// Close closes the backend's pool, if [New] or [Open] made it. Sessions
-// still open for writing keep their own connections until they close.
+// Close closes the backend's pool, if [New] or [Open] made it, and the
+// writer connections it keeps for reuse. Sessions still open for writing
+// keep their own connections until they close.
 func (b *Backend) Close() {
+	b.spareMu.Lock()
+	spare := b.spare
+	b.spare = nil
+	b.spareMu.Unlock()
+	ctx, cancel := b.ctx()
+	defer cancel()
+	for _, c := range spare {
+		_ = c.Close(ctx)
+	}
 	if b.ownPool && b.pool != nil {
 		b.pool.Close()
 	}
+}
+
+// writerConn returns a connection for a writer lock: a spare one, or a
+// new one.
+func (b *Backend) writerConn(ctx context.Context) (conn *pgx.Conn, spare bool, err error) {
+	b.spareMu.Lock()
+	for len(b.spare) > 0 && conn == nil {
+		conn = b.spare[len(b.spare)-1]
+		b.spare = b.spare[:len(b.spare)-1]
+		if conn.IsClosed() {
+			conn = nil
+		}
+	}
+	b.spareMu.Unlock()
+	if conn != nil {
+		return conn, true, nil
+	}
+	conn, err = pgx.ConnectConfig(ctx, b.pool.Config().ConnConfig)
+	return conn, false, err
+}
+
+// keep puts conn, which holds no lock, aside for the next writer, and
+// reports whether it did.
+func (b *Backend) keep(conn *pgx.Conn) bool {
+	b.spareMu.Lock()
+	defer b.spareMu.Unlock()
+	if len(b.spare) >= maxSpare || conn.IsClosed() {
+		return false
+	}
+	b.spare = append(b.spare, conn)
+	return true
 }
 
 // q returns sql with {s} replaced by the quoted schema.
@@ -253,24 +304,38 @@ func (b *Backend) begin() (context.Context, context.CancelFunc, error) {
 // lockKey is the advisory lock key of session id, hashed by the server.
 func (b *Backend) lockKey(id string) string { return "wield session " + b.schema + "/" + id }
 
-// Lock takes the writer lock of session id on a connection of its own.
+// Lock takes the writer lock of session id on a connection of its own,
+// kept from an earlier writer or new.
 func (b *Backend) Lock(id string) (session.WriterLock, error) {
 	ctx, cancel, err := b.begin()
 	if err != nil {
 		return nil, err
 	}
 	defer cancel()
-	conn, err := pgx.ConnectConfig(ctx, b.pool.Config().ConnConfig)
-	if err != nil {
-		return nil, fmt.Errorf("lock session %s: connect: %w", id, err)
-	}
-	var ok bool
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended($1, 0))`, b.lockKey(id)).Scan(&ok); err != nil {
+	var (
+		conn  *pgx.Conn
+		spare = true
+		ok    bool
+	)
+	// A spare connection the server has ended since fails its first
+	// query; a new one is made then.
+	for spare {
+		if conn, spare, err = b.writerConn(ctx); err != nil {
+			return nil, fmt.Errorf("lock session %s: connect: %w", id, err)
+		}
+		err = conn.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended($1, 0))`, b.lockKey(id)).Scan(&ok)
+		if err == nil {
+			break
+		}
 		_ = conn.Close(ctx)
-		return nil, fmt.Errorf("lock session %s: %w", id, err)
+		if !spare {
+			return nil, fmt.Errorf("lock session %s: %w", id, err)
+		}
 	}
 	if !ok {
-		_ = conn.Close(ctx)
+		if !b.keep(conn) {
+			_ = conn.Close(ctx)
+		}
 		busy := &session.BusyError{ID: id}
 		_ = b.pool.QueryRow(ctx, b.q(`SELECT host, pid FROM {s}.writers WHERE session_id = $1`), id).Scan(&busy.Host, &busy.PID)
 		return nil, busy
@@ -534,11 +599,23 @@ func (l *writerLock) Delete() (string, error) {
 	return name, err
 }
 
-// Unlock closes the lock's connection, which ends the advisory lock.
+// Unlock releases the advisory lock and keeps the connection for the next
+// writer, or closes it, which ends the lock as surely.
 func (l *writerLock) Unlock() error {
 	ctx, cancel := l.b.ctx()
 	defer cancel()
-	return l.conn.Close(ctx)
+	var released bool
+	err := l.conn.QueryRow(ctx, `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, l.b.lockKey(l.id)).Scan(&released)
+	if err == nil && released {
+		_, err = l.conn.Exec(ctx, `SET synchronous_commit = DEFAULT`)
+	}
+	if err == nil && released && l.b.keep(l.conn) {
+		return nil
+	}
+	if cerr := l.conn.Close(ctx); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // journal appends to a session's journal on its lock's connection.

@@ -604,3 +604,61 @@ func TestJournal(t *testing.T) {
 		t.Fatal("a closed journal wrote")
 	}
 }
+
+// BenchmarkOpen measures a worker taking over a session of 20 rounds:
+// Open (the lock, the read, the inbox) and Close.
+func BenchmarkOpen(b *testing.B) {
+	for _, name := range []string{"file", "postgres"} {
+		b.Run(name, func(b *testing.B) {
+			st := &session.Store{Dir: filepath.Join(b.TempDir(), "sessions")}
+			if name == "postgres" {
+				st = &session.Store{Backend: newBackend(b)}
+			}
+			s, err := st.Create(session.Header{ID: "bench"})
+			must(b, err)
+			ctx := context.Background()
+			for i := range 20 {
+				id := "c" + strconv.Itoa(i)
+				must(b, s.Begin(ctx, "round"))
+				must(b, s.RecordCall(ctx, &tool.Call{ID: id, Tool: "echo"}, json.RawMessage(`{}`)))
+				must(b, s.RecordResult(ctx, &tool.Call{ID: id, Tool: "echo"}, tool.Text("ok")))
+				must(b, s.Commit(ctx))
+			}
+			must(b, s.Close())
+			for b.Loop() {
+				s, err := st.Open("bench")
+				must(b, err)
+				must(b, s.Close())
+			}
+		})
+	}
+}
+
+// TestSpareConnectionEnded checks that a writer connection kept for reuse
+// that the server ended meanwhile is replaced, not returned as an error.
+func TestSpareConnectionEnded(t *testing.T) {
+	t.Parallel()
+	url := postgresURL(t)
+	be := newBackend(t)
+	ctx := context.Background()
+	lock, err := be.Lock("first")
+	must(t, err)
+	conn, err := pgx.Connect(ctx, url)
+	must(t, err)
+	defer conn.Close(ctx)
+	var pid int
+	must(t, conn.QueryRow(ctx, `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
+		AND ((classid::bigint << 32) | objid::bigint) = hashtextextended($1, 0)`, "wield session "+be.Schema()+"/first").Scan(&pid))
+	must(t, lock.Unlock()) // the connection is kept for the next writer
+	var ended bool
+	must(t, conn.QueryRow(ctx, `SELECT pg_terminate_backend($1, 10000)`, pid).Scan(&ended))
+	if !ended {
+		t.Fatal("the kept connection was not ended")
+	}
+	lock, err = be.Lock("second")
+	must(t, err)
+	j, err := lock.Create([]byte("{}\n"), true)
+	must(t, err)
+	must(t, j.Close())
+	must(t, lock.Unlock())
+}
