@@ -80,6 +80,17 @@ func (a *Agent) stateOf(s Session) (*runState, error) {
 	return st, nil
 }
 
+// Compacts reports whether the agent has a compactor: without one,
+// [CmdCompact] needs no work and an executor may answer it at once.
+func (a *Agent) Compacts() bool { return a.cfg.Compactor != nil }
+
+// ReadOnly reports whether a call of the named tool with args only reads,
+// as its annotations say: running it twice is harmless.
+func (a *Agent) ReadOnly(name string, args []byte) bool {
+	t, err := a.cfg.Tools.Lookup(name)
+	return err == nil && t.CallAnnotations(args).ReadOnly
+}
+
 // ParallelSafe reports whether a call of the named tool may run beside
 // other parallel-safe calls of the same reply, as [tool.Runner] decides
 // for a batch; an unknown tool may, since it fails at once.

@@ -141,6 +141,9 @@ type ModelReply struct {
 	Calls []ModelCall    `json:"calls,omitempty"`
 	Usage llm.Usage      `json:"usage"`
 	Stop  llm.StopReason `json:"stop,omitempty"`
+	// Compacts says the agent has a compactor to ask after the round's
+	// calls; without one the workflow skips the Compact activity.
+	Compacts bool `json:"compacts,omitempty"`
 }
 
 // A ModelCall is a tool call of a reply.
@@ -211,7 +214,7 @@ func derefUsage(u *llm.Usage) llm.Usage {
 }
 
 func replyOf(ag *agent.Agent, text string, calls []llm.ToolCall, usage llm.Usage, stop llm.StopReason) ModelReply {
-	r := ModelReply{Text: text, Usage: usage, Stop: stop}
+	r := ModelReply{Text: text, Usage: usage, Stop: stop, Compacts: ag.Compacts()}
 	if len(r.Text) > MaxTextBytes {
 		r.Text = r.Text[:MaxTextBytes] + "\n[cut: the whole reply is in the session]"
 	}
@@ -293,8 +296,11 @@ func (a *Activities) CallTool(ctx context.Context, in ToolInput) (ToolOutput, er
 				Output: string(digest([]byte(t.Output))), Success: t.Status == session.StatusSucceeded}
 			return nil
 		}
+		// A call that only reads is simply run again; one that may change
+		// something is marked started first, durably.
+		mark := !ag.ReadOnly(req.Name, req.Arguments)
 		key := metaStarted + in.CallID
-		if _, started := st.Meta[key]; started {
+		if _, started := st.Meta[key]; started && mark {
 			c := &tool.Call{ID: in.CallID, Tool: req.Name, SessionID: in.SessionID, Iteration: in.Round}
 			if err := s.RecordCall(ctx, c, req.Arguments); err != nil {
 				return err
@@ -305,8 +311,10 @@ func (a *Activities) CallTool(ctx context.Context, in ToolInput) (ToolOutput, er
 			out.Result = agent.CallResult{ID: in.CallID, Tool: req.Name, Arguments: digest(req.Arguments), Error: Interrupted}
 			return s.Set(map[string]any{key: nil})
 		}
-		if err := s.Set(map[string]any{key: activity.GetInfo(ctx).Attempt}); err != nil {
-			return err
+		if mark {
+			if err := s.Set(map[string]any{key: activity.GetInfo(ctx).Attempt}); err != nil {
+				return err
+			}
 		}
 		var answers []agent.Answer
 		if in.Answer != nil {
@@ -323,6 +331,9 @@ func (a *Activities) CallTool(ctx context.Context, in ToolInput) (ToolOutput, er
 			out.Result.Arguments = digest(out.Result.Arguments)
 			out.Result.Output = string(digest([]byte(out.Result.Output)))
 			out.Usage = res.Usage
+		}
+		if !mark {
+			return nil
 		}
 		return s.Set(map[string]any{key: nil})
 	})

@@ -154,6 +154,7 @@ func Run(ctx workflow.Context, in RunInput) (*agent.Outcome, error) {
 	approvals := workflow.GetSignalChannel(ctx, SignalApproval)
 	var answers []agent.Answer // received and not yet used
 	var parallel map[string]bool
+	compacts := true // until a reply says
 
 	calls := 0 // model calls in this history
 	finish := func(out *agent.Outcome, cause error) (*agent.Outcome, error) {
@@ -190,6 +191,7 @@ func Run(ctx workflow.Context, in RunInput) (*agent.Outcome, error) {
 			}
 			calls++
 			next = agent.Input{Kind: agent.InputModelReplied, Reply: reply.response()}
+			compacts = reply.Compacts
 			parallel = map[string]bool{}
 			for _, c := range reply.Calls {
 				parallel[c.ID] = c.Parallel
@@ -227,6 +229,13 @@ func Run(ctx workflow.Context, in RunInput) (*agent.Outcome, error) {
 				return finish(outcomeOf(m), err)
 			}
 		case agent.CmdCompact:
+			// Histories recorded before replies said whether the agent
+			// compacts always ran the activity: they replay as they were.
+			skip := workflow.GetVersion(ctx, "skip-compact", workflow.DefaultVersion, 1) == 1
+			if skip && !compacts {
+				next = agent.Input{Kind: agent.InputCompacted}
+				break
+			}
 			if err := workflow.ExecuteActivity(ctx, activityCompact, CompactInput{SessionID: in.SessionID, Round: cmd.Round, Usage: cmd.Usage}).Get(ctx, nil); err != nil {
 				return finish(outcomeOf(m), err)
 			}
