@@ -7,11 +7,13 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
+	"github.com/wieldhq/wield/tools/shell"
 )
 
 // script is the scripted model: the reply for each round of a run, by
@@ -49,6 +51,10 @@ type testHost struct {
 	// started, if set, is told when a mark call with "block" starts; the
 	// call then blocks until its context ends.
 	started func(id string)
+	// shell, if set, adds the real run_shell_command tool, working in
+	// root.
+	shell bool
+	root  *os.Root
 
 	mu sync.Mutex
 	ag *agent.Agent
@@ -66,7 +72,7 @@ func (h *testHost) Agent(context.Context, string) (*agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.ag, err = agent.New(agent.Config{Provider: h.script, Tools: reg, MaxRounds: 20,
+	h.ag, err = agent.New(agent.Config{Provider: h.script, Tools: reg, MaxRounds: 20, Root: h.root,
 		RunnerOptions: tool.RunnerOptions{Gate: askFor("risky"), PauseForApproval: true}})
 	return h.ag, err
 }
@@ -108,7 +114,11 @@ func (h *testHost) tools() []*tool.Tool {
 		func(_ context.Context, c *tool.Call, _ struct{}) (tool.Result, error) {
 			return tool.Result{Success: true, Output: "risky done"}, nil
 		})
-	return []*tool.Tool{look, mark, risky}
+	tools := []*tool.Tool{look, mark, risky}
+	if h.shell {
+		tools = append(tools, shell.NewRunShellCommand(shell.Config{YieldAfter: -1, Inactivity: -1, KillGrace: time.Second}))
+	}
+	return tools
 }
 
 // askFor asks about the named tools and allows the rest.

@@ -362,3 +362,61 @@ func TestContinueAsNew(t *testing.T) {
 	}
 	conversation(t, h.store, id)
 }
+
+// TestCancelKillsCommands cancels a run while its shell command runs:
+// the command dies with its process group, and the session's
+// transaction is closed with the call's result.
+func TestCancelKillsCommands(t *testing.T) {
+	c, _ := dialTest(t)
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	sc := script{{call("c1", "run_shell_command", `{"command":"echo $$ > pid; exec sleep 300"}`)}}
+	h := &testHost{store: &session.Store{Dir: filepath.Join(dir, "sessions")}, script: sc, marks: filepath.Join(dir, "marks"), shell: true, root: root}
+	startWorker(t, c, h)
+	ctx := t.Context()
+	id := "cancel-" + rand.Text()[:8]
+	if err := c.Start(ctx, id, RunInput{SessionID: id, Task: "wait", Heartbeat: 2 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	pid := 0
+	for deadline := time.Now().Add(time.Minute); pid == 0; {
+		// Polling for the command's pid file: the command writes it.
+		if b, err := os.ReadFile(filepath.Join(dir, "pid")); err == nil && strings.HasSuffix(string(b), "\n") {
+			fmt.Sscan(string(b), &pid)
+		} else if time.Now().After(deadline) {
+			t.Fatal("the command did not start within a minute")
+		} else {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if err := c.Cancel(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Wait(ctx, id); err == nil || !strings.Contains(err.Error(), "canceled") {
+		t.Fatalf("a cancelled run ended with %v", err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); syscall.Kill(pid, 0) == nil; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the command (pid %d) outlived its cancelled run by 30 s", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	st, err := h.store.Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Open() {
+		t.Fatal("the cancelled run left its transaction open")
+	}
+	if _, owned := st.Meta[session.MetaRunOwner]; owned {
+		t.Fatal("the cancelled run still owns the session")
+	}
+	history, _ := st.Project()
+	if n := len(history); n < 3 || history[n-1].Role != llm.RoleTool || history[n-1].ToolCallID != "c1" {
+		t.Fatalf("the call has no result in the session: %+v", history)
+	}
+}
