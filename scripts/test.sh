@@ -104,8 +104,12 @@ fi
 echo "== peers: the temporal CLI"
 # durable/temporal's tests run against a Temporal development server that
 # scripts/temporal-dev.sh starts with the temporal CLI, built from its Go
-# module at a pinned version and kept between runs (minutes cold).
-bash scripts/temporal-dev.sh --install >/dev/null
+# module at a pinned version and kept between runs (minutes cold). A cold
+# build goes on in the background while the stages below run; the
+# durable/temporal stage waits for it.
+temporal_log=$(mktemp)
+bash scripts/temporal-dev.sh --install >"$temporal_log" 2>&1 &
+temporal_build=$!
 
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
@@ -130,7 +134,7 @@ echo "== go test -race, with the mock LLM server and the reference MCP servers"
 # throwaway PostgreSQL and sets WIELD_POSTGRES_URL.
 events=$(mktemp)
 temporal_events=$(mktemp)
-trap 'rm -f "$events" "$temporal_events"' EXIT
+trap 'rm -f "$events" "$temporal_events" "$temporal_log"' EXIT
 # no_skips EVENTS fails the run when the go test events list a skipped test.
 no_skips() {
   local skipped
@@ -151,6 +155,11 @@ echo "== durable/temporal module: go vet, staticcheck, go test -race against a T
 # A module of its own, so that the core never imports Temporal: ./... above
 # leaves it out (gofmt covers it). scripts/temporal-dev.sh --exec starts
 # the server on 127.0.0.1 and sets WIELD_TEMPORAL for the tests.
+if ! wait "$temporal_build"; then
+  cat "$temporal_log" >&2
+  echo "test.sh: the temporal CLI did not build (above)" >&2
+  exit 1
+fi
 (
   cd durable/temporal
   go vet ./...
