@@ -9,7 +9,7 @@
 // Usage:
 //
 //	driver -wield PATH -mcpgo PATH -gosdk PATH [-rounds 3]
-//	driver -startup-only -startups 50 -wield PATH [-mcpgo PATH -gosdk PATH]
+//	driver -startup-only -startups 50 -wield PATH [-mcpgo PATH -gosdk PATH] [-also NAME=PATH ...]
 //
 // With -startup-only it measures only the time from exec to the initialize
 // answer (median, p90 and minimum over the starts; wield both with all its
@@ -89,11 +89,23 @@ func main() {
 	rounds := flag.Int("rounds", 3, "rounds; each measures every server once")
 	explore := flag.Bool("explore", os.Getenv("WIELD_BENCH_EXPLORE") == "1", "exploratory run: exit 0 even when a goal is missed (default: $WIELD_BENCH_EXPLORE=1)")
 	onlyStartup := flag.Bool("startup-only", false, "measure only exec to initialize answer (-startups starts per server; -mcpgo and -gosdk optional) and wield's package init")
+	var others []string
+	flag.Func("also", "with -startup-only: another wield `NAME=PATH` (another build) to measure in turns with -wield; repeatable", func(v string) error {
+		if name, path, ok := strings.Cut(v, "="); !ok || name == "" || path == "" {
+			return errors.New("want NAME=PATH")
+		}
+		others = append(others, v)
+		return nil
+	})
 	flag.Parse()
 	if *onlyStartup && *wield != "" {
 		servers := []server{
 			{name: "wield mcp", stdio: []string{*wield, "mcp"}},
 			{name: "wield mcp --tools echo", stdio: []string{*wield, "mcp", "--tools", "echo"}},
+		}
+		for _, o := range others {
+			name, path, _ := strings.Cut(o, "=")
+			servers = append(servers, server{name: "wield mcp (" + name + ")", stdio: []string{path, "mcp"}})
 		}
 		if *mcpgo != "" {
 			servers = append(servers, server{name: "mcp-go", stdio: []string{*mcpgo}})

@@ -67,19 +67,23 @@ func startupOnly(servers []server, n int, explore bool) int {
 		fmt.Println()
 	}
 
-	// Package initialisation of wield, as the runtime reports it.
-	wield := servers[0]
-	var runs [][]initRecord
+	// Package initialisation of each wield, as the runtime reports it.
 	traceEnv := append(slices.Clone(env), "GODEBUG=inittrace=1")
-	for range n {
-		r, err := startToInitializeIn(wield.stdio, dir, traceEnv)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "driver: %s: inittrace: %v\n", wield.name, err)
-			return 1
+	for _, wield := range servers {
+		if !strings.HasPrefix(wield.name, "wield") || strings.Contains(wield.name, "--tools") {
+			continue
 		}
-		runs = append(runs, parseInittrace(r.stderr))
+		var runs [][]initRecord
+		for range n {
+			r, err := startToInitializeIn(wield.stdio, dir, traceEnv)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "driver: %s: inittrace: %v\n", wield.name, err)
+				return 1
+			}
+			runs = append(runs, parseInittrace(r.stderr))
+		}
+		printInittrace(wield.name, runs)
 	}
-	printInittrace(wield.name, runs)
 
 	if missed {
 		if explore {
