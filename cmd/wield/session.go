@@ -30,22 +30,20 @@ func (g *globals) store(ws string) *session.Store {
 	if k := os.Getenv("OPENAI_API_KEY"); k != "" {
 		secrets = append(secrets, k)
 	}
-	st := &session.Store{Secrets: secrets, Logger: g.logger()}
-	if loc := os.Getenv(sessionsEnv); loc != "" {
-		if strings.HasPrefix(loc, "postgres://") || strings.HasPrefix(loc, "postgresql://") {
-			// Connects on first use; a bad URL or an unreachable server
-			// is the error of the first command that reads a session.
-			st.Backend = pgstore.Open(loc, nil)
-		} else {
-			st.Dir = loc
-		}
-		return st
-	}
 	dir, home := workspace.Layout{Root: ws}.SessionsDir(os.Getenv)
 	if !home {
 		ignoreState(ws)
 	}
-	st.Dir = dir
+	st := &session.Store{Dir: dir, Secrets: secrets, Logger: g.logger()}
+	switch loc := os.Getenv(sessionsEnv); {
+	case strings.HasPrefix(loc, "postgres://") || strings.HasPrefix(loc, "postgresql://"):
+		// Connects on first use; a bad URL or an unreachable server is
+		// the error of the first command that reads a session. Dir stays
+		// for what is this machine's alone (the undo snapshots).
+		st.Backend = pgstore.Open(loc, nil)
+	case loc != "":
+		st.Dir = loc
+	}
 	return st
 }
 

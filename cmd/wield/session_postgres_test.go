@@ -67,7 +67,8 @@ func postgresDatabase(t *testing.T) string {
 
 // TestSessionCommandsOnPostgres writes a session into PostgreSQL, as a
 // worker on another machine would, and reads it with wield session ls,
-// show and rm, the store named by WIELD_SESSIONS.
+// show and rm, the store named by WIELD_SESSIONS; then two wield runs
+// journal one session there, the second carrying on the first.
 func TestSessionCommandsOnPostgres(t *testing.T) {
 	db := postgresDatabase(t)
 	be, err := pgstore.New(context.Background(), db, nil)
@@ -102,8 +103,38 @@ func TestSessionCommandsOnPostgres(t *testing.T) {
 		t.Fatal("the session is still there after session rm")
 	}
 	if _, err := os.Stat(filepath.Join(ws, ".wield", "sessions")); err == nil {
-		t.Error("the commands made a sessions directory in the workspace; they should use PostgreSQL only")
+		t.Error("the session commands made a sessions directory in the workspace; they should use PostgreSQL only")
 	}
+	// A run journals in PostgreSQL, and the next run, which could be on
+	// another machine, carries the session on.
+	demo := filepath.Join(t.TempDir(), "demo.jsonl")
+	script := `{"round": 1, "tool_calls": [{"id": "call_1", "name": "echo", "arguments": {"text": "hello from a tool"}}]}
+{"round": 2, "text": "The echo tool answered: hello from a tool."}
+`
+	if err := os.WriteFile(demo, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runWield(t, ws, env, "run", "--replay", demo, "say hello")
+	if code != 0 || !strings.Contains(stdout, "hello from a tool") {
+		t.Fatalf("run: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	list, err := (&session.Store{Backend: be}).List()
+	if err != nil || len(list) != 1 {
+		t.Fatalf("sessions in PostgreSQL after the run: %+v, %v; want one", list, err)
+	}
+	id := list[0].ID
+	code, stdout, stderr = runWield(t, ws, env, "run", "--replay", demo, "--session", id, "say hello again")
+	if code != 0 {
+		t.Fatalf("run --session: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runWield(t, ws, env, "session", "show", id)
+	if code != 0 || !strings.Contains(stdout, "say hello again") || strings.Count(stdout, "hello from a tool") < 2 {
+		t.Fatalf("session show after two runs: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".wield", "sessions", id+".jsonl")); err == nil {
+		t.Error("the run wrote its journal to a file too")
+	}
+
 	// A server that is not there is the commands' error, not a crash.
 	env[sessionsEnv] = "postgres://wield@127.0.0.1:1/none?connect_timeout=5"
 	if code, _, stderr := runWield(t, ws, env, "session", "show", "durable-run"); code == 0 || !strings.Contains(stderr, "127.0.0.1") {
