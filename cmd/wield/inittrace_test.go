@@ -78,6 +78,7 @@ func TestInitBudget(t *testing.T) {
 	for _, p := range own[:min(10, len(own))] {
 		fmt.Fprintf(&b, "\n  %6d allocs %8d bytes  %s", p.allocs, p.bytes, p.pkg)
 	}
-	t.Errorf("wield's packages allocate %d times (budget %d), %d bytes (budget %d), at init; the most:%s",
+	t.Errorf("wield's packages allocate %d times (budget %d), %d bytes (budget %d), at init; the most:%s\n"+
+		"make package-level work lazy (a regexp.MustCompile or template.Must in a sync.OnceValue), rather than raise the budget",
 		allocs, ownInitAllocs, size, ownInitBytes, b.String())
 }
