@@ -100,6 +100,8 @@ See also: wield help run, wield help session.`,
 		newVersionCommand(g),
 		newDoctorCommand(g),
 		newViewCommand(g),
+		newWorkerCommand(g),  // durable.go
+		newApproveCommand(g), // durable.go
 	)
 	root.AddCommand(g.undoCommands()...)
 	root.AddCommand(g.codeCommands()...)

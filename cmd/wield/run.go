@@ -42,6 +42,9 @@ type runFlags struct {
 	plan      bool // wield run --plan: see plan.go
 	window    int  // --context-window: see compact.go
 	agents    agentFlags
+	// worker builds the agent of `wield worker`, which opens no session
+	// (see worker.go).
+	worker bool
 	// screen, when set, is wield chat's screen, which asks for
 	// approvals and answers instead of the terminal: see chat_ask.go.
 	screen *chatScreen
@@ -162,7 +165,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	}
 	// The policy comes first: whether a person is there to answer
 	// decides what ask_user is built with.
-	pol, approver, err := g.policy(ws, f.mode, !f.json)
+	pol, approver, err := g.policy(ws, f.mode, !f.json && !f.worker)
 	if err != nil {
 		root.Close()
 		return nil, err
@@ -200,21 +203,30 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	}
 	instructions = append(instructions, g.memoryIndex(ws)...)  // see memory.go
 	instructions = append(instructions, g.skillListing(ws)...) // see extensions.go
-	sess, err := g.openSession(ctx, store, f, modelName, task)
-	if err != nil {
-		root.Close()
-		return nil, err
+	// A worker's agent serves many sessions, which its activities open
+	// themselves (see worker.go): it opens none here.
+	var sess *session.Session
+	closeSess := func() {
+		if sess != nil {
+			sess.Close()
+		}
 	}
-	g.reportOpenChange(sess)                                   // see undo.go
-	g.resumeMCP(ctx, ws, reg, sess)                            // see mcp.go
-	if err := startPlanMode(sess, store, pol, f); err != nil { // see plan.go
-		sess.Close()
-		root.Close()
-		return nil, err
-	}
-	if !f.json && (g.tty || isTerminal(g.stderr)) {
-		pal := palette{color: !g.noColor()}
-		fmt.Fprintln(g.stderr, pal.dim(fmt.Sprintf("session %s (%s)", sess.ID(), modelName)))
+	if !f.worker {
+		if sess, err = g.openSession(ctx, store, f, modelName, task); err != nil {
+			root.Close()
+			return nil, err
+		}
+		g.reportOpenChange(sess)                                   // see undo.go
+		g.resumeMCP(ctx, ws, reg, sess)                            // see mcp.go
+		if err := startPlanMode(sess, store, pol, f); err != nil { // see plan.go
+			sess.Close()
+			root.Close()
+			return nil, err
+		}
+		if !f.json && (g.tty || isTerminal(g.stderr)) {
+			pal := palette{color: !g.noColor()}
+			fmt.Fprintln(g.stderr, pal.dim(fmt.Sprintf("session %s (%s)", sess.ID(), modelName)))
+		}
 	}
 	runnerOptions := tool.RunnerOptions{Logger: g.logger(), Gate: g.extendGate(ws, pol)}
 	var denier *headlessApprover
@@ -231,14 +243,14 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		err := g.addAgents(ws, &f.agents, pol, reg, subagent.Config{Provider: provider, Model: cfg.Model, RunnerOptions: runnerOptions,
 			Store: store, Root: root, Instructions: instructions, Telemetry: g.telemetry(ws)}, modelFor)
 		if err != nil {
-			sess.Close()
+			closeSess()
 			root.Close()
 			return nil, err
 		}
 	}
 	cc, compactor, err := g.runCompaction(ws, store, provider, cfg.Model, chosen, f.window, pol.Hooks, modelFor) // see compact.go
 	if err != nil {
-		sess.Close()
+		closeSess()
 		root.Close()
 		return nil, &exitError{exitUsage, err}
 	}
@@ -262,14 +274,22 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		Telemetry:         g.telemetry(ws), // see tracing.go
 	})
 	if err != nil {
-		sess.Close()
+		closeSess()
 		root.Close()
 		return nil, err
 	}
-	return &runEnv{agent: a, session: sess, model: modelName, priced: priced, compact: cc, denied: denier, logFile: logFile,
+	env := &runEnv{agent: a, model: modelName, priced: priced, compact: cc, denied: denier, logFile: logFile,
 		tools: reg, policy: pol, store: store, close: func() error {
-			return errors.Join(sess.Close(), root.Close(), closeRecord())
-		}}, nil
+			var err error
+			if sess != nil {
+				err = sess.Close()
+			}
+			return errors.Join(err, root.Close(), closeRecord())
+		}}
+	if sess != nil {
+		env.session = sess
+	}
+	return env, nil
 }
 
 // openSession returns the session a run works in: the one named with
@@ -355,6 +375,7 @@ func splitList(flag string, fallback []string) []string {
 
 func newRunCommand(g *globals) *cobra.Command {
 	f := &runFlags{}
+	d := &durableFlags{}
 	cmd := &cobra.Command{
 		Use:   "run [flags] TASK",
 		Short: "work a task with a model and tools",
@@ -403,6 +424,10 @@ See also: wield chat, wield session, wield doctor, docs/cli.md.`,
 				return &exitError{exitUsage, err}
 			}
 			task, _ = g.expandCommand(task) // a plugin's command: see extensions.go
+			// Durable, on Temporal: see durable.go.
+			if d.addr != "" {
+				return g.runDurable(cmd.Context(), f, d, task)
+			}
 			out := newRunPrinter(g, f.json)
 			var plans planCapture
 			env, err := g.setupRun(cmd.Context(), f, task, plans.wrap(out.event))
@@ -418,6 +443,7 @@ See also: wield chat, wield session, wield doctor, docs/cli.md.`,
 	}
 	f.register(cmd)
 	cmd.Flags().BoolVar(&f.plan, "plan", false, planFlagHelp)
+	d.register(cmd.Flags(), "run the task durably, as a workflow on the Temporal frontend at `host:port`, served by wield worker")
 	return cmd
 }
 

@@ -1,0 +1,29 @@
+//go:build !temporal
+
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/wieldhq/wield/tool"
+)
+
+// The commands of durable.go in a wield built without -tags temporal:
+// each says how to get the build that has them.
+
+func (g *globals) runWorker(context.Context, *runFlags, *durableFlags) error {
+	return &exitError{exitUsage, errors.New(temporalBuildHelp)}
+}
+
+func (g *globals) runDurable(context.Context, *runFlags, *durableFlags, string) error {
+	return &exitError{exitUsage, errors.New(temporalBuildHelp)}
+}
+
+func (g *globals) approveDurable(context.Context, *durableFlags, string, string, tool.Verdict, string) error {
+	return &exitError{exitUsage, errors.New(temporalBuildHelp)}
+}
+
+const temporalBuildHelp = `this wield was built without Temporal support; build the one that has it with
+  go install -tags temporal github.com/wieldhq/wield/cmd/wield@latest
+(the Temporal SDK stays out of the default build, which starts faster)`
