@@ -130,13 +130,21 @@ func newRedactor(values []string) (r redactor, ignored int) {
 var (
 	// authPattern matches the credential of an Authorization header or
 	// field, keeping the name and scheme.
-	authPattern = regexp.MustCompile(`(?i)(authorization\\?["']?\s*[:=]\s*\\?["']?(?:bearer|basic|token)?\s*)[^\s"'\\,;]+`)
+	authPattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(authorization\\?["']?\s*[:=]\s*\\?["']?(?:bearer|basic|token)?\s*)[^\s"'\\,;]+`)
+	})
 	// tokenPattern matches well-known API key formats.
-	tokenPattern = regexp.MustCompile(`\b(?:sk-[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|AIza[0-9A-Za-z_\-]{30,}|xox[abprs]-[A-Za-z0-9\-]{10,}|AKIA[0-9A-Z]{16})`)
+	tokenPattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:sk-[A-Za-z0-9_\-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|AIza[0-9A-Za-z_\-]{30,}|xox[abprs]-[A-Za-z0-9\-]{10,}|AKIA[0-9A-Z]{16})`)
+	})
 	// assignPattern matches "api_key = value" and similar in free text.
-	assignPattern = regexp.MustCompile(`(?i)((?:api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?key|password|passwd)\\?["']?\s*[:=]\s*\\?["']?)[^\s"'\\,;}]{4,}`)
+	assignPattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)((?:api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?key|password|passwd)\\?["']?\s*[:=]\s*\\?["']?)[^\s"'\\,;}]{4,}`)
+	})
 	// secretKey matches object keys whose values are secrets.
-	secretKey = regexp.MustCompile(`(?i)^(?:authorization|.*(?:api[_-]?key|token|secret|password|passwd|credential).*)$`)
+	secretKey = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:authorization|.*(?:api[_-]?key|token|secret|password|passwd|credential).*)$`)
+	})
 )
 
 // maybeSecret is a cheap test that lets most text skip the patterns.
@@ -157,9 +165,9 @@ func maybeSecret(s string) bool {
 func (r *redactor) text(s string) string {
 	s = validUTF8(s)
 	if maybeSecret(s) {
-		s = authPattern.ReplaceAllString(s, "${1}"+Redacted)
-		s = tokenPattern.ReplaceAllString(s, Redacted)
-		s = assignPattern.ReplaceAllString(s, "${1}"+Redacted)
+		s = authPattern().ReplaceAllString(s, "${1}"+Redacted)
+		s = tokenPattern().ReplaceAllString(s, Redacted)
+		s = assignPattern().ReplaceAllString(s, "${1}"+Redacted)
 	}
 	return r.hide(s)
 }
@@ -259,7 +267,7 @@ func (r *redactor) json(raw json.RawMessage) json.RawMessage {
 		prev = '"'
 		s := unquote(lit)
 		redacted := r.text(s)
-		if value && secretKey.MatchString(key) {
+		if value && secretKey().MatchString(key) {
 			redacted = Redacted
 		}
 		if isKey {

@@ -159,11 +159,11 @@ func (s *Store) now() time.Time {
 	return s.Now().UTC()
 }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`) })
 
 // checkID refuses ids that are not plain file names.
 func checkID(id string) error {
-	if !idPattern.MatchString(id) || strings.Contains(id, "..") {
+	if !idPattern().MatchString(id) || strings.Contains(id, "..") {
 		return fmt.Errorf("invalid session id %q: use letters, digits, '.', '_' and '-' (up to 128): %w", id, ErrNotFound)
 	}
 	return nil

@@ -116,7 +116,7 @@ const maxSpare = 4
 
 var _ session.Backend = (*Backend)(nil)
 
-var schemaPattern = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+var schemaPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`) })
 
 // New connects to the database connString names (a postgres:// URL or a
 // "key=value" string, as libpq takes them), creates the tables if they
@@ -181,7 +181,7 @@ func newBackend(opts *Options) *Backend {
 	if b.timeout <= 0 {
 		b.timeout = 30 * time.Second
 	}
-	if !schemaPattern.MatchString(b.schema) {
+	if !schemaPattern().MatchString(b.schema) {
 		b.err = fmt.Errorf("session store: schema %q: use lower-case letters, digits and '_'", b.schema)
 	}
 	b.ident = pgx.Identifier{b.schema}.Sanitize()
