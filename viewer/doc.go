@@ -9,6 +9,11 @@
 //	h := viewer.New(&session.Store{Dir: dir}, &viewer.Options{Token: token})
 //	http.ListenAndServe("127.0.0.1:0", h) // open http://127.0.0.1:PORT/TOKEN/
 //
+// The viewer reads sessions through the [session.Store] alone (its
+// Stat, Load, List and Blobs), so it shows sessions kept by any
+// [session.Backend]: journal files, or PostgreSQL (package
+// session/pgstore) written by workers on other machines.
+//
 // [Export] writes the same view of one session, its subagents' included,
 // as a single self-contained HTML file.
 //

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"strconv"
 	"time"
 )
@@ -24,8 +23,9 @@ type update struct {
 // events follows a session's journal as it grows and sends an "update"
 // event for each change. The query names the session (id), the number of
 // rounds the page has (n) and the journal size it read them from (v).
-// The journal is checked every Options.Poll: a file that only grows needs
-// no notification machinery, and a check is one stat.
+// The journal is checked every Options.Poll: a journal that only grows
+// needs no notification machinery, and a check is one [session.Store.Stat]
+// (a stat of a file, or one query to PostgreSQL).
 func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	id := q.Get("id")
@@ -48,7 +48,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 
 	// known is what the page shows: the rounds of the page it read, as far
 	// as this handler can tell.
-	known, size := len(p.index), p.Size
+	known, size, modified := len(p.index), p.Size, p.modified
 	if v != p.Size { // the page was read from another version
 		known, size = min(n, len(p.index)), v
 	}
@@ -59,7 +59,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	ticker := time.NewTicker(h.opts.Poll)
 	defer ticker.Stop()
 	for {
-		if info, err := os.Stat(h.store.Path(id)); err == nil && info.Size() != size {
+		if info, err := h.store.Stat(id); err == nil && (info.Size != size || !info.Modified.Equal(modified)) {
 			p, err := h.page(id)
 			if err != nil {
 				h.logger.Warn("viewer: follow", "session", id, "err", err)
@@ -78,7 +78,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			fl.Flush()
-			last, known, size = p.index, len(p.index), p.Size
+			last, known, size, modified = p.index, len(p.index), p.Size, p.modified
 		}
 		select {
 		case <-r.Context().Done():

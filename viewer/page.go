@@ -3,11 +3,8 @@ package viewer
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html/template"
-	"io/fs"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -27,8 +24,12 @@ type page struct {
 	Title string
 	Side  string
 
-	turns   int
-	created time.Time
+	// modified is when the journal was last written, as the page read
+	// it: a journal cut back and written again to the same size differs
+	// from the page in it.
+	modified time.Time
+	turns    int
+	created  time.Time
 
 	rounds []*round
 	index  []roundIndex
@@ -67,19 +68,18 @@ type pageJSON struct {
 
 // loadPage reads session id from store and folds it into a page.
 func loadPage(store *session.Store, tmpl *template.Template, id string) (*page, error) {
-	info, err := os.Stat(store.Path(id))
+	// The size is read before the journal: a write between the two makes
+	// the page look older than it is, and the next check reads it again.
+	info, err := store.Stat(id)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("session %s: %w", id, session.ErrNotFound)
-		}
-		return nil, fmt.Errorf("session %s: %w", id, err)
+		return nil, err
 	}
 	st, err := store.Load(id)
 	if err != nil {
 		return nil, err
 	}
 	blobs := store.Blobs(id)
-	p := &page{ID: id, Size: info.Size(), Live: st.Open(), Title: title(st), tmpl: tmpl, blobs: blobs.Get,
+	p := &page{ID: id, Size: info.Size, modified: info.Modified, Live: st.Open(), Title: title(st), tmpl: tmpl, blobs: blobs.Get,
 		turns: st.Timeline(), created: st.Header.CreatedAt}
 	p.rounds = rounds(st)
 	p.index = make([]roundIndex, len(p.rounds))
@@ -92,6 +92,12 @@ func loadPage(store *session.Store, tmpl *template.Template, id string) (*page, 
 	}
 	p.Side = side
 	return p, nil
+}
+
+// current reports whether the page was read from the journal info
+// describes.
+func (p *page) current(info session.JournalInfo) bool {
+	return p.Size == info.Size && p.modified.Equal(info.Modified)
 }
 
 // html renders round i.

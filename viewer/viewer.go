@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"io/fs"
 	"log/slog"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -142,17 +140,14 @@ func (h *Handler) page(id string) (*page, error) {
 	if id == "" || strings.ContainsAny(id, `/\`) || strings.Contains(id, "..") {
 		return nil, fmt.Errorf("invalid session id %q: %w", id, session.ErrNotFound)
 	}
-	info, err := os.Stat(h.store.Path(id))
+	info, err := h.store.Stat(id)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("session %s: %w", id, session.ErrNotFound)
-		}
 		return nil, err
 	}
 	h.mu.Lock()
 	p := h.pages[id]
 	h.mu.Unlock()
-	if p != nil && p.Size == info.Size() {
+	if p != nil && p.current(info) {
 		return p, nil
 	}
 	p, err = loadPage(h.store, h.tmpl, id)

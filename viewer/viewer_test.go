@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/session"
 )
 
 func get(t *testing.T, h http.Handler, path string) *httptest.ResponseRecorder {
@@ -192,7 +194,16 @@ func readEvent(r *bufio.Reader, kind string) (string, error) {
 func TestHandler_EventsDeliverAnAppendedRound(t *testing.T) {
 	st := newStore(t)
 	id, _ := recordRun(t, st)
-	srv := httptest.NewServer(New(st, &Options{Poll: 5 * time.Millisecond}))
+	checkLiveAppend(t, st, st, id)
+}
+
+// checkLiveAppend follows session id through a Handler of view, appends a
+// task and a response through write, and checks that the page receives
+// them as an update: view and write may be two stores of one backend, as
+// a viewer and a writer in two processes are.
+func checkLiveAppend(t *testing.T, view, write *session.Store, id string) {
+	t.Helper()
+	srv := httptest.NewServer(New(view, &Options{Poll: 5 * time.Millisecond}))
 	defer srv.Close()
 
 	var p pageJSON
@@ -215,22 +226,32 @@ func TestHandler_EventsDeliverAnAppendedRound(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s, err := st.Open(id)
+	s, err := write.Open(id)
 	must(t, err)
 	must(t, s.Begin(ctx, "one more thing"))
 	must(t, s.RecordResponse(ctx, &llm.Response{Message: llm.Message{Content: "A live <b>round</b>."}, Model: "m"}))
 	must(t, s.Commit(ctx))
 	must(t, s.Close())
 
-	data, err := readEvent(r, "update")
-	for err == nil && !strings.Contains(data, "A live") { // an update may come between the writes
-		data, err = readEvent(r, "update")
+	// The page applies each update as the script does: the rounds from
+	// From on are replaced. An update may come between the writes, each
+	// sending the last round the page had again.
+	if len(p.H) != len(p.Index) {
+		t.Fatalf("the page came with %d of %d rounds rendered", len(p.H), len(p.Index))
 	}
-	must(t, err)
-	var u update
-	must(t, json.Unmarshal([]byte(data), &u))
-	if u.From != len(p.Index)-1 || len(u.H) != 3 || !strings.Contains(u.H[2], "A live &lt;b&gt;round&lt;/b&gt;.") {
-		t.Errorf("update from %d with %d rounds, want from %d with 3 (the last known, the task, the response):\n%s", u.From, len(u.H), len(p.Index)-1, strings.Join(u.H, "\n"))
+	shown := slices.Clone(p.H)
+	for !strings.Contains(shown[len(shown)-1], "A live") {
+		data, err := readEvent(r, "update")
+		must(t, err)
+		var u update
+		must(t, json.Unmarshal([]byte(data), &u))
+		if u.From != len(shown)-1 || len(u.H) != len(u.Index) {
+			t.Fatalf("update from %d with %d rounds (%d indexed), want from %d, the last round shown:\n%s", u.From, len(u.H), len(u.Index), len(shown)-1, strings.Join(u.H, "\n"))
+		}
+		shown = append(shown[:u.From], u.H...)
+	}
+	if n := len(p.Index); len(shown) != n+2 || !strings.Contains(shown[n], "one more thing") || !strings.Contains(shown[n+1], "A live &lt;b&gt;round&lt;/b&gt;.") {
+		t.Errorf("after the updates the page shows %d rounds, want %d: the %d it had, the task and the response:\n%s", len(shown), n+2, n, strings.Join(shown[n-1:], "\n"))
 	}
 }
 
