@@ -24,7 +24,8 @@
 // the child's number appended: the first child of session S is S.1, that
 // child's first child S.1.1. The parent's transaction records
 // agent_started and agent_finished (status, report, usage) for each
-// child, and a finished child's transcript stays readable.
+// child, and a finished child's transcript stays readable, in whichever
+// backend keeps the store's sessions: files, or PostgreSQL.
 //
 // # An honest report, always
 //

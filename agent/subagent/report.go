@@ -50,7 +50,8 @@ type Report struct {
 	// Note says why the child stopped, when it did not end by reporting.
 	Note string `json:"note,omitempty"`
 	// Transcript is the child's journal file; empty when its session was
-	// kept in memory.
+	// kept in memory, or in a store that keeps no files (PostgreSQL),
+	// where Session names it.
 	Transcript string `json:"transcript,omitempty"`
 	// Spill is the file holding the whole report when Result was cut.
 	Spill string `json:"spill,omitempty"`

@@ -74,8 +74,10 @@ type Config struct {
 	// go to its Approver (tagged with the agent's name). A child cannot
 	// pause for approval: a call its approver cannot answer is denied.
 	RunnerOptions tool.RunnerOptions
-	// Store keeps the children's sessions beside the parent's; nil keeps
-	// them in memory, and reports then name no transcript.
+	// Store keeps the children's sessions beside the parent's, in its
+	// backend: files, or PostgreSQL, where reports name the child's
+	// session but no transcript file. Nil keeps them in memory, and
+	// reports then name no transcript.
 	Store *session.Store
 	// Root is the workspace root given to the children's tools, and where
 	// long reports are spilled (.wield/spill); nil means no workspace.
@@ -324,16 +326,21 @@ func (r *Runner) childID(parent string) string {
 		case r.cfg.Store == nil:
 			return id
 		}
-		// An earlier process may have started children of this session.
-		if _, err := os.Stat(r.cfg.Store.Path(id)); errors.Is(err, os.ErrNotExist) {
-			return id
+		// An earlier process may have started children of this session. A
+		// store that cannot tell gets the id, and its Create says why.
+		if _, err := r.cfg.Store.Stat(id); err == nil {
+			continue
 		}
+		return id
 	}
 }
 
-// transcript returns where the child's journal is, or "" when it has none.
+// transcript returns the child's journal file, or "" when it has none: a
+// session in memory, or in a store that keeps no files
+// ([session.Store.Backend] set), which the parent's tools cannot read
+// as a file.
 func (r *Runner) transcript(id string) string {
-	if r.cfg.Store == nil {
+	if r.cfg.Store == nil || r.cfg.Store.Backend != nil {
 		return ""
 	}
 	return r.cfg.Store.Path(id)

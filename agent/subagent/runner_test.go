@@ -68,6 +68,9 @@ type fixture struct {
 }
 
 type fixtureOptions struct {
+	// store keeps the sessions; nil means files in a directory of the
+	// test's own.
+	store    *session.Store
 	cfg      subagent.Config
 	gate     tool.Gate
 	approver tool.Approver
@@ -77,7 +80,10 @@ type fixtureOptions struct {
 
 func newFixture(t testing.TB, o fixtureOptions) *fixture {
 	t.Helper()
-	f := &fixture{store: &session.Store{Dir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)}}
+	f := &fixture{store: o.store}
+	if f.store == nil {
+		f.store = &session.Store{Dir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)}
+	}
 	record := func(c *tool.Call) {
 		f.mu.Lock()
 		f.calls = append(f.calls, *c)
