@@ -142,6 +142,10 @@ type Provider struct {
 	// enc keeps the encoding of the messages and tool lists a
 	// conversation sends again each round (see request.go).
 	enc wire.EncodeCache
+	// recent keeps the last chat completions request's messages, so that
+	// the next round of a conversation finds their encodings by comparing
+	// them rather than hashing them.
+	recent wire.Recent
 }
 
 // New returns a provider for cfg. It reads OPENAI_API_KEY when cfg.APIKey

@@ -46,8 +46,15 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	parts := make([][]byte, 0, len(req.Messages)+1)
 	var key wire.CacheKey
 	var pictures []llm.Message // the tool messages of the current run that carry pictures
+	recent := p.recent.Take()
+	defer func() { recent.Done(len(req.Messages)) }()
 	for i, m := range req.Messages {
-		b, err := p.messageJSON(&key, m, names)
+		b, ok, err := recent.Lookup(i, m, names)
+		if err == nil && !ok {
+			if b, err = p.messageJSON(&key, m, names); err == nil {
+				recent.Keep(i, m, b)
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("openai: message %d: %w", i+1, err)
 		}

@@ -285,3 +285,43 @@ func TestBuildResponsesRequestMatchesTheSDK(t *testing.T) {
 		})
 	}
 }
+
+// TestBuildRequestSeesChangesInPlace changes messages a request sent, in
+// the caller's own slices and strings, and checks that the next request
+// encodes them as they are now, not as they were.
+func TestBuildRequestSeesChangesInPlace(t *testing.T) {
+	p, err := New(Config{BaseURL: "http://127.0.0.1:1/v1", NoKey: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := []llm.Message{
+		{Role: llm.RoleUser, Content: "add"},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "add", Arguments: json.RawMessage(`{"a":1}`)}}},
+		{Role: llm.RoleTool, ToolCallID: "c1", ToolName: "add", Content: "1"},
+	}
+	changes := []func(){
+		func() {},
+		func() { conv[1].ToolCalls[0].Arguments[5] = '2' },
+		func() { conv[1].ToolCalls[0].Name = "mcp:s/add" },
+		func() { conv[2].Content = "2" },
+		func() { conv[0], conv[2] = conv[2], conv[0] },
+	}
+	for i, change := range changes {
+		change()
+		req := &llm.Request{Model: "m", Messages: conv}
+		got, err := p.buildRequest(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gv, wv any
+		if err := json.Unmarshal(got.body, &gv); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(sdkBody(t, p, req), &wv); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(gv, wv) {
+			t.Fatalf("change %d: got %s, want %v", i, got.body, wv)
+		}
+	}
+}

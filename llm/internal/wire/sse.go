@@ -23,7 +23,7 @@ type SSEReader struct {
 // [MaxResponseBody] is an error wrapping [llm.ErrProtocol].
 func NewSSEReader(r io.Reader) *SSEReader {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxResponseBody)
+	sc.Buffer(nil, MaxResponseBody) // from 4 KiB, growing as events need
 	sc.Split(ScanLines)
 	return &SSEReader{sc: sc}
 }

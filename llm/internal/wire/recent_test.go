@@ -1,0 +1,148 @@
+package wire
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/wieldhq/wield/llm"
+)
+
+// sent is a message with every field MessageKey reads.
+func sent() llm.Message {
+	return llm.Message{Role: llm.RoleAssistant, Content: "text", ToolCallID: "", ToolName: "",
+		Thinking:  []llm.Thinking{{Provider: "p", ID: "t1", Text: "thought", Signature: "sig", Redacted: "r"}},
+		ToolCalls: []llm.ToolCall{{ID: "c1", Name: "read file", Arguments: json.RawMessage(`{"a":1}`), Signature: "s"}}}
+}
+
+// TestRecentFindsOnlyTheSameMessage changes each field MessageKey reads,
+// in a copy and in place in the caller's slices after the message was
+// kept, and checks that the kept encoding is found only for the message
+// unchanged.
+func TestRecentFindsOnlyTheSameMessage(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(m *llm.Message)
+		found  bool
+	}{
+		{"unchanged", func(*llm.Message) {}, true},
+		{"reasoning, which no encoding reads", func(m *llm.Message) { m.Reasoning = "other" }, true},
+		{"role", func(m *llm.Message) { m.Role = llm.RoleUser }, false},
+		{"content", func(m *llm.Message) { m.Content = "other" }, false},
+		{"tool call id", func(m *llm.Message) { m.ToolCallID = "x" }, false},
+		{"tool name", func(m *llm.Message) { m.ToolName = "x" }, false},
+		{"a thinking field", func(m *llm.Message) { m.Thinking[0].Signature = "other" }, false},
+		{"thinking dropped", func(m *llm.Message) { m.Thinking = nil }, false},
+		{"call id", func(m *llm.Message) { m.ToolCalls[0].ID = "c2" }, false},
+		{"call name", func(m *llm.Message) { m.ToolCalls[0].Name = "write_file" }, false},
+		{"call arguments in place", func(m *llm.Message) { m.ToolCalls[0].Arguments[5] = '2' }, false},
+		{"call signature", func(m *llm.Message) { m.ToolCalls[0].Signature = "" }, false},
+		{"a call more", func(m *llm.Message) { m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: "c2", Name: "x"}) }, false},
+		{"an image", func(m *llm.Message) { m.Images = []llm.Image{{MIMEType: "image/png", Data: []byte{1}}} }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r Recent
+			m := sent()
+			rm := r.Take()
+			if _, ok, err := rm.Lookup(0, m, &Names{}); ok || err != nil {
+				t.Fatalf("an empty memory found a message (%v)", err)
+			}
+			rm.Keep(0, m, []byte("enc"))
+			rm.Done(1)
+			tt.change(&m) // in place: the slices are the kept message's caller's
+			rm = r.Take()
+			enc, ok, err := rm.Lookup(0, m, &Names{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok != tt.found || ok && string(enc) != "enc" {
+				t.Errorf("found %v (%q), want %v", ok, enc, tt.found)
+			}
+			if _, ok, _ := rm.Lookup(1, m, &Names{}); ok {
+				t.Error("a position never kept was found")
+			}
+		})
+	}
+}
+
+// TestRecentAgreesWithMessageKey checks, over random pairs of messages,
+// that whenever Recent finds the first's encoding for the second, the two
+// have the same MessageKey: the memory never answers where the cache
+// would not.
+func TestRecentAgreesWithMessageKey(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	pick := func(options ...string) string { return options[r.IntN(len(options))] }
+	random := func() llm.Message {
+		m := llm.Message{Role: llm.Role(pick("user", "assistant", "tool")), Content: pick("", "a", "b"),
+			ToolCallID: pick("", "c1"), ToolName: pick("", "t")}
+		for range r.IntN(2) {
+			m.Thinking = append(m.Thinking, llm.Thinking{Provider: pick("p", "q"), Text: pick("", "x")})
+		}
+		for range r.IntN(3) {
+			m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: pick("c1", "c2"), Name: pick("a", "b:c"),
+				Arguments: json.RawMessage(pick("", "{}", `{"a":1}`)), Signature: pick("", "s")})
+		}
+		return m
+	}
+	var c EncodeCache
+	key := func(m llm.Message) [2]uint64 {
+		var k CacheKey
+		c.Reset(&k)
+		if err := MessageKey(&k, m, &Names{}); err != nil {
+			t.Fatal(err)
+		}
+		return k.sum()
+	}
+	var rec Recent
+	found := 0
+	for range 5000 {
+		a, b := random(), random()
+		rm := rec.Take()
+		if _, _, err := rm.Lookup(0, a, &Names{}); err != nil {
+			t.Fatal(err)
+		}
+		rm.Keep(0, a, []byte("a"))
+		_, ok, err := rm.Lookup(0, b, &Names{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rm.Done(1)
+		if ok {
+			found++
+			if key(a) != key(b) {
+				t.Fatalf("found %+v for %+v, whose keys differ", a, b)
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("no pair was found: the test checks nothing")
+	}
+}
+
+// TestRecentIsTakenWhole checks that a request building while another
+// holds the memory gets an empty one, and that Done keeps only the
+// messages of its request.
+func TestRecentIsTakenWhole(t *testing.T) {
+	var r Recent
+	m := llm.Message{Role: llm.RoleUser, Content: strings.Repeat("x", 10)}
+	first := r.Take()
+	for i := range 3 {
+		first.Lookup(i, m, &Names{})
+		first.Keep(i, m, []byte("enc"))
+	}
+	second := r.Take()
+	if _, ok, _ := second.Lookup(0, m, &Names{}); ok {
+		t.Error("a memory taken by another request was found")
+	}
+	second.Done(0)
+	first.Done(2)
+	third := r.Take()
+	if _, ok, _ := third.Lookup(1, m, &Names{}); !ok {
+		t.Error("a message kept was not found")
+	}
+	if _, ok, _ := third.Lookup(2, m, &Names{}); ok {
+		t.Error("a message past the request's end was found")
+	}
+}
