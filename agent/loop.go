@@ -37,6 +37,63 @@ type runState struct {
 	// images caches the bytes of the prompt's images loaded from the
 	// session between rounds, by hash.
 	images map[string][]byte
+	// built is the last prompt, which the next one extends.
+	built builtPrompt
+}
+
+// builtPrompt is the last prompt a run built: the system message, the
+// history, the task message and the first round messages of the round.
+type builtPrompt struct {
+	msgs   []llm.Message // nil when the next prompt is built whole
+	round  int           // how many of the round's messages msgs ends with
+	images bool          // whether msgs carries images
+}
+
+// messages returns the messages of the prompt p with only the images
+// maxImages says left in them: KeepImages(BuildPrompt(p), maxImages).
+// While nothing but the round changes, and the round only grows, with no
+// images in it (which [loadImages] changes in place), the prompt is the
+// last one with the round's new messages appended, so that a round
+// costs what it adds rather than a copy of the whole conversation. The
+// last prompt's messages are not changed: messages past their length
+// are, and the prompt returned has no room past its own. A change of st's
+// history or of the order of its round's messages calls for
+// [runState.rebuild].
+func (st *runState) messages(p Prompt, maxImages int) (msgs []llm.Message, images bool) {
+	b := &st.built
+	sys, task := systemText(p), taskText(p)
+	h := len(p.History)
+	if b.msgs != nil && !b.images && b.round <= len(p.Round) && len(b.msgs) == h+2+b.round &&
+		b.msgs[0].Content == sys && b.msgs[h+1].Content == task {
+		add := p.Round[b.round:]
+		if !hasImages(add) {
+			b.msgs = append(b.msgs, add...)
+			b.round = len(p.Round)
+			return slices.Clip(b.msgs), false
+		}
+	}
+	msgs = assemblePrompt(sys, p.History, task, p.Round)
+	images = hasImages(msgs)
+	*b = builtPrompt{msgs: msgs, round: len(p.Round), images: images}
+	if images {
+		// loadImages changes the messages in place: the next prompt is
+		// built whole, from fresh ones.
+		return KeepImages(msgs, maxImages), true
+	}
+	return slices.Clip(msgs), false
+}
+
+// rebuild makes the next prompt be built whole.
+func (st *runState) rebuild() { st.built = builtPrompt{} }
+
+// hasImages reports whether a tool message of msgs carries images.
+func hasImages(msgs []llm.Message) bool {
+	for i := range msgs {
+		if msgs[i].Role == llm.RoleTool && len(msgs[i].Images) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // drive runs the loop from the state and first command start gives, then
@@ -165,11 +222,16 @@ func (a *Agent) execute(ctx context.Context, s Session, st *runState, m *Machine
 // callModel builds round n's prompt, calls the model and records its
 // reply.
 func (a *Agent) callModel(ctx context.Context, s Session, st *runState, n int, tools []llm.ToolDef) (*llm.Response, error) {
-	msgs := KeepImages(BuildPrompt(a.prompt(s, st)), a.cfg.MaxImages)
-	if st.images == nil {
-		st.images = map[string][]byte{}
+	msgs, images := st.messages(a.prompt(s, st), a.cfg.MaxImages)
+	switch {
+	case images:
+		if st.images == nil {
+			st.images = map[string][]byte{}
+		}
+		loadImages(s, msgs, st.images)
+	default:
+		clear(st.images) // what loadImages does with a prompt without images
 	}
-	loadImages(s, msgs, st.images)
 	req := &llm.Request{Model: a.cfg.Model, Messages: msgs, Tools: tools,
 		MaxTokens: a.cfg.MaxTokens, Temperature: a.cfg.Temperature}
 	a.emit(Event{Kind: EventRoundStarted, Session: s.ID(), Round: n})
@@ -218,6 +280,7 @@ func (a *Agent) compact(ctx context.Context, s Session, st *runState, n int, usa
 	if pool := s.Pool(); len(pool) > 0 {
 		st.round = orderResults(slices.Clone(pool[1:]))
 	}
+	st.rebuild()
 	return nil
 }
 
@@ -225,7 +288,7 @@ func (a *Agent) compact(ctx context.Context, s Session, st *runState, n int, usa
 // after the assistant message that made them. It returns what the machine
 // is told: the finished calls and those awaiting approval.
 func (a *Agent) runTools(ctx context.Context, s Session, runner *tool.Runner, st *runState, n int, reqs []tool.Request) (Input, error) {
-	tmpl := tool.Call{SessionID: s.ID(), Agent: a.cfg.Name, Iteration: n, History: slices.Clone(st.invoked), Root: a.cfg.Root,
+	tmpl := tool.Call{SessionID: s.ID(), Agent: a.cfg.Name, Iteration: n, History: slices.Clip(st.invoked), Root: a.cfg.Root,
 		Subagent: a.cfg.ParentCall != "", ParentID: a.cfg.ParentCall}
 	in := Input{Kind: InputToolsDone}
 	results, err := runner.Run(ctx, tmpl, reqs)
@@ -249,7 +312,9 @@ func (a *Agent) runTools(ctx context.Context, s Session, runner *tool.Runner, st
 		in.Results = append(in.Results, CallResult{ID: reqs[i].ID, Tool: reqs[i].Name, Arguments: reqs[i].Arguments,
 			Output: res.Output, Error: res.Error, Success: res.Success})
 	}
-	st.round = orderResults(st.round)
+	if reorder(st.round) < st.built.round {
+		st.rebuild() // the last prompt has messages out of their new order
+	}
 	if err != nil {
 		return in, fmt.Errorf("tools in round %d: %w", n, err)
 	}
@@ -276,6 +341,15 @@ func withoutApproval(err error) error {
 // orderResults puts the tool messages after each assistant message in the
 // order of its calls.
 func orderResults(round []llm.Message) []llm.Message {
+	reorder(round)
+	return round
+}
+
+// reorder puts the tool messages after each assistant message in the
+// order of its calls and returns the index of the first message it moved,
+// len(round) when it moved none.
+func reorder(round []llm.Message) int {
+	first := len(round)
 	for i := 0; i < len(round); i++ {
 		if round[i].Role != llm.RoleAssistant || len(round[i].ToolCalls) < 2 {
 			continue
@@ -288,10 +362,14 @@ func orderResults(round []llm.Message) []llm.Message {
 		for j < len(round) && round[j].Role == llm.RoleTool {
 			j++
 		}
-		slices.SortStableFunc(round[i+1:j], func(x, y llm.Message) int { return pos[x.ToolCallID] - pos[y.ToolCallID] })
+		cmp := func(x, y llm.Message) int { return pos[x.ToolCallID] - pos[y.ToolCallID] }
+		if !slices.IsSortedFunc(round[i+1:j], cmp) {
+			slices.SortStableFunc(round[i+1:j], cmp)
+			first = min(first, i+1)
+		}
 		i = j - 1
 	}
-	return round
+	return first
 }
 
 // runnerFor returns a runner that records into s, traced as part of the

@@ -133,6 +133,22 @@ const expiredNoteLimit = 200
 // BuildPrompt returns the messages of a request. The result depends only on
 // p: the same state always gives the same prompt.
 func BuildPrompt(p Prompt) []llm.Message {
+	return assemblePrompt(systemText(p), p.History, taskText(p), p.Round)
+}
+
+// assemblePrompt returns the messages of a request: the system message,
+// the history, the task message and the round.
+func assemblePrompt(system string, history []llm.Message, task string, round []llm.Message) []llm.Message {
+	msgs := make([]llm.Message, 0, len(history)+len(round)+2)
+	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: system})
+	msgs = append(msgs, history...)
+	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: task})
+	return append(msgs, round...)
+}
+
+// systemText is the content of p's system message: the system prompt,
+// the instructions and the roles.
+func systemText(p Prompt) string {
 	var sys strings.Builder
 	sys.WriteString(strings.TrimSpace(p.System))
 	for _, d := range p.Instructions {
@@ -141,10 +157,12 @@ func BuildPrompt(p Prompt) []llm.Message {
 	for _, d := range p.Roles {
 		fmt.Fprintf(&sys, "\n\n# Role: %s\n\n%s", d.Path, strings.TrimSpace(d.Content))
 	}
-	msgs := make([]llm.Message, 0, len(p.History)+len(p.Round)+2)
-	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: sys.String()})
-	msgs = append(msgs, p.History...)
+	return sys.String()
+}
 
+// taskText is the content of p's task message: the references, pinned
+// documents, plan and todos, then the task.
+func taskText(p Prompt) string {
 	var task strings.Builder
 	if len(p.References) > 0 {
 		task.WriteString("<file_references>\n")
@@ -186,8 +204,7 @@ func BuildPrompt(p Prompt) []llm.Message {
 		task.WriteString("</todos>\n\n")
 	}
 	task.WriteString(p.Task)
-	msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: task.String()})
-	return append(msgs, p.Round...)
+	return task.String()
 }
 
 // FindInstructions returns the project instruction files that apply to the

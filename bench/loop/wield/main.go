@@ -31,6 +31,7 @@ func main() {
 	rounds := flag.Int("rounds", 10, "tool rounds in the run")
 	journal := flag.Bool("journal", false, "journal the session to disk, as wield run does")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	memprofile := flag.String("memprofile", "", "write an allocation profile of the run to this file")
 	flag.Parse()
 
 	add := tool.New(tool.Spec{Name: "add", Description: "Add two integers.", Annotations: tool.Annotations{ReadOnly: true}},
@@ -83,5 +84,16 @@ func main() {
 	if out.Rounds != *rounds+1 || out.Text != "done" {
 		log.Fatalf("the run ended after %d rounds with %q (%s), want %d rounds and \"done\"", out.Rounds, out.Text, out.Reason, *rounds+1)
 	}
-	fmt.Printf("rounds=%d seconds=%.6f\n", *rounds, time.Since(start).Seconds())
+	elapsed := time.Since(start)
+	if *memprofile != "" {
+		f, err := os.Create(*memprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+			log.Fatal(err)
+		}
+		f.Close()
+	}
+	fmt.Printf("rounds=%d seconds=%.6f\n", *rounds, elapsed.Seconds())
 }
