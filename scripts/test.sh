@@ -154,7 +154,8 @@ no_skips "$events"
 echo "== durable/temporal module: go vet, staticcheck, go test -race against a Temporal dev server"
 # A module of its own, so that the core never imports Temporal: ./... above
 # leaves it out (gofmt covers it). scripts/temporal-dev.sh --exec starts
-# the server on 127.0.0.1 and sets WIELD_TEMPORAL for the tests.
+# the server on 127.0.0.1 and sets WIELD_TEMPORAL for the tests;
+# scripts/postgres.sh, the PostgreSQL the workers of one test share.
 if ! wait "$temporal_build"; then
   cat "$temporal_log" >&2
   echo "test.sh: the temporal CLI did not build (above)" >&2
@@ -164,7 +165,7 @@ fi
   cd durable/temporal
   go vet ./...
   go run "$STATICCHECK_MODULE" ./...
-  bash ../../scripts/temporal-dev.sh --exec \
+  bash ../../scripts/postgres.sh --exec bash ../../scripts/temporal-dev.sh --exec \
     go run "$GOTESTSUM_MODULE" --format pkgname --jsonfile "$temporal_events" -- -race -count=1 -timeout 20m ./...
 )
 no_skips "$temporal_events"

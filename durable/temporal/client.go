@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
@@ -139,6 +140,11 @@ type WorkerOptions struct {
 	// MaxConcurrentActivities caps the activities the worker runs at
 	// once; zero means the SDK's default.
 	MaxConcurrentActivities int
+	// StickyTimeout is how long a run's next workflow step waits for the
+	// worker that ran its last one (which has the run in its cache)
+	// before any worker takes it: after a worker is lost, its runs go on
+	// elsewhere this much later. Zero means the SDK's default, 5 s.
+	StickyTimeout time.Duration
 }
 
 // A Worker runs runs' workflows and activities from the client's task
@@ -149,7 +155,8 @@ type Worker struct {
 
 // NewWorker returns a worker whose activities are served from h.
 func (c *Client) NewWorker(h Host, opts WorkerOptions) *Worker {
-	w := worker.New(c.c, c.queue, worker.Options{MaxConcurrentActivityExecutionSize: opts.MaxConcurrentActivities})
+	w := worker.New(c.c, c.queue, worker.Options{MaxConcurrentActivityExecutionSize: opts.MaxConcurrentActivities,
+		StickyScheduleToStartTimeout: opts.StickyTimeout})
 	Register(w, NewActivities(h))
 	return &Worker{w: w}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/wieldhq/wield/durable/temporal/internal/devserver"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/session/pgstore"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -30,7 +31,19 @@ const workerEnv = "WIELD_DURABLE_TEST_WORKER"
 
 type workerConfig struct {
 	HostPort, Namespace, Queue, Sessions, Marks string
-	Script                                      script
+	// Postgres and Schema, when set, put the sessions in PostgreSQL
+	// (package session/pgstore) instead of the Sessions directory.
+	Postgres, Schema string
+	Script           script
+}
+
+// store returns the session store cfg names.
+func (cfg *workerConfig) store() *session.Store {
+	st := &session.Store{Dir: cfg.Sessions}
+	if cfg.Postgres != "" {
+		st.Backend = pgstore.Open(cfg.Postgres, &pgstore.Options{Schema: cfg.Schema})
+	}
+	return st
 }
 
 func TestMain(m *testing.M) {
@@ -54,9 +67,9 @@ func runWorkerProcess(raw string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	h := &testHost{store: &session.Store{Dir: cfg.Sessions}, script: cfg.Script, marks: cfg.Marks,
+	h := &testHost{store: cfg.store(), script: cfg.Script, marks: cfg.Marks,
 		started: func(id string) { fmt.Printf("started %s\n", id) }}
-	w := c.NewWorker(h, WorkerOptions{})
+	w := c.NewWorker(h, WorkerOptions{StickyTimeout: time.Second})
 	if err := w.w.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -253,10 +266,33 @@ func (w *workerProc) kill() {
 // died is not run again but gets an interrupted result; the approval
 // sent after the restart reaches the run.
 func TestWorkerKilled(t *testing.T) {
+	t.Run("files", func(t *testing.T) { testWorkerKilled(t, "") })
+	// Workers on several machines share their sessions in PostgreSQL.
+	t.Run("postgres", func(t *testing.T) { testWorkerKilled(t, postgresURL(t)) })
+}
+
+// postgresURL returns the PostgreSQL server scripts/postgres.sh started.
+func postgresURL(t *testing.T) string {
+	url := os.Getenv("WIELD_POSTGRES_URL")
+	if url == "" {
+		if os.Getenv("CI") == "" && os.Getenv("WIELD_ALLOW_SKIP") == "1" {
+			t.Skip("WIELD_POSTGRES_URL is not set")
+		}
+		t.Fatal("WIELD_POSTGRES_URL is not set: run under scripts/postgres.sh --exec")
+	}
+	return url
+}
+
+func testWorkerKilled(t *testing.T, postgres string) {
+	begun := time.Now()
+	logf := func(format string, args ...any) {
+		t.Logf("%5.1fs "+format, append([]any{time.Since(begun).Seconds()}, args...)...)
+	}
 	c, queue := dialTest(t)
 	dir := t.TempDir()
 	cfg := workerConfig{HostPort: devserver.Address(t), Namespace: devserver.Namespace(), Queue: queue,
 		Sessions: filepath.Join(dir, "sessions"), Marks: filepath.Join(dir, "marks"),
+		Postgres: postgres, Schema: "durable_" + strings.ToLower(rand.Text()[:10]),
 		Script: script{
 			{call("c1", "look", `{"what":"a"}`), call("c2", "mark", `{"block":true}`)},
 			{call("c3", "mark", `{}`), call("c4", "risky", `{}`)},
@@ -269,7 +305,7 @@ func TestWorkerKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	w1.expect(t, "started c2")
-	t.Log("c2 started on worker 1; killing it")
+	logf("c2 started on worker 1; killing it")
 	w1.kill()
 
 	w2 := startWorkerProcess(t, cfg)
@@ -278,10 +314,10 @@ func TestWorkerKilled(t *testing.T) {
 	if st.Pending[0].ID != "c4" || st.Phase != agent.PhaseApproval {
 		t.Fatalf("status %+v", st)
 	}
-	t.Log("the run awaits approval on worker 2; killing it")
+	logf("the run awaits approval on worker 2; killing it")
 	w2.kill()
 	startWorkerProcess(t, cfg)
-	t.Log("worker 3 ready")
+	logf("worker 3 ready")
 	if err := c.Approve(ctx, id, agent.Answer{CallID: "c4", Verdict: tool.Allow}); err != nil {
 		t.Fatal(err)
 	}
@@ -289,15 +325,17 @@ func TestWorkerKilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Log("the run finished")
+	logf("the run finished")
 	if out.Reason != agent.StopAnswer || out.Rounds != 3 || out.ToolCalls != 4 {
 		t.Fatalf("outcome %+v", out)
 	}
 	if got := marksOf(cfg.Marks); !reflect.DeepEqual(got, []string{"c2", "c3"}) {
 		t.Fatalf("marks %v: each mark call must apply once", got)
 	}
-	lines := conversation(t, &session.Store{Dir: cfg.Sessions}, id)
-	recordHistory(t, c, id, "worker-killed")
+	lines := conversation(t, cfg.store(), id)
+	if postgres == "" {
+		recordHistory(t, c, id, "worker-killed")
+	}
 	want := []string{
 		"user: survive",
 		`assistant: round 1 [c1 look {"what":"a"}] [c2 mark {"block":true}]`,
