@@ -1,10 +1,10 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -211,10 +211,13 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, handle func(llm
 
 // attempt makes one request and reads its reply.
 func (p *Provider) attempt(ctx context.Context, c *call, handle func(llm.Event)) (*llm.Response, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint.String(), bytes.NewReader(c.body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint.String(), c.body.Reader())
 	if err != nil {
 		return nil, fmt.Errorf("openai: %w", err)
 	}
+	// What NewRequest sets for a body in one piece.
+	hreq.ContentLength = int64(c.body.Len())
+	hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(c.body.Reader()), nil }
 	for k, v := range p.cfg.Header {
 		hreq.Header[k] = v
 	}

@@ -637,7 +637,7 @@ func TestRequest(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got, w any
-			if err := json.Unmarshal(c.body, &got); err != nil {
+			if err := json.Unmarshal(c.body.Bytes(), &got); err != nil {
 				t.Fatal(err)
 			}
 			if err := json.Unmarshal([]byte(strings.Replace(want, "%s", tt.fields, 1)), &w); err != nil {

@@ -17,7 +17,7 @@ import (
 
 // A call is one request, ready to send.
 type call struct {
-	body  []byte      // the JSON request
+	body  *wire.Body  // the JSON request
 	names *wire.Names // the tool names in it
 	model string
 }
@@ -98,7 +98,7 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openai: encode request: %w", err)
 	}
-	body, err := wire.Assemble("messages", parts, tools, envelope)
+	body, err := wire.AssembleBody("messages", parts, tools, envelope)
 	if err != nil {
 		return nil, fmt.Errorf("openai: %w", err)
 	}

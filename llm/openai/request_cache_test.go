@@ -140,15 +140,15 @@ func TestBuildRequestMatchesTheSDK(t *testing.T) {
 					t.Fatal(err)
 				}
 				var gv, wv any
-				if err := json.Unmarshal(got.body, &gv); err != nil {
-					t.Fatalf("the body is not JSON: %v\n%s", err, got.body)
+				if err := json.Unmarshal(got.body.Bytes(), &gv); err != nil {
+					t.Fatalf("the body is not JSON: %v\n%s", err, got.body.Bytes())
 				}
 				want := sdkBody(t, p, req)
 				if err := json.Unmarshal(want, &wv); err != nil {
 					t.Fatal(err)
 				}
 				if !reflect.DeepEqual(gv, wv) {
-					t.Fatalf("%d messages: the body differs from the SDK's\n got %s\nwant %s", n, got.body, want)
+					t.Fatalf("%d messages: the body differs from the SDK's\n got %s\nwant %s", n, got.body.Bytes(), want)
 				}
 			}
 		})
@@ -271,15 +271,15 @@ func TestBuildResponsesRequestMatchesTheSDK(t *testing.T) {
 					t.Fatal(err)
 				}
 				var gv, wv any
-				if err := json.Unmarshal(got.body, &gv); err != nil {
-					t.Fatalf("the body is not JSON: %v\n%s", err, got.body)
+				if err := json.Unmarshal(got.body.Bytes(), &gv); err != nil {
+					t.Fatalf("the body is not JSON: %v\n%s", err, got.body.Bytes())
 				}
 				want := sdkResponsesBody(t, p, req)
 				if err := json.Unmarshal(want, &wv); err != nil {
 					t.Fatal(err)
 				}
 				if !reflect.DeepEqual(gv, wv) {
-					t.Fatalf("%d messages: the body differs from the SDK's\n got %s\nwant %s", n, got.body, want)
+					t.Fatalf("%d messages: the body differs from the SDK's\n got %s\nwant %s", n, got.body.Bytes(), want)
 				}
 			}
 		})
@@ -314,14 +314,14 @@ func TestBuildRequestSeesChangesInPlace(t *testing.T) {
 			t.Fatal(err)
 		}
 		var gv, wv any
-		if err := json.Unmarshal(got.body, &gv); err != nil {
+		if err := json.Unmarshal(got.body.Bytes(), &gv); err != nil {
 			t.Fatal(err)
 		}
 		if err := json.Unmarshal(sdkBody(t, p, req), &wv); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(gv, wv) {
-			t.Fatalf("change %d: got %s, want %v", i, got.body, wv)
+			t.Fatalf("change %d: got %s, want %v", i, got.body.Bytes(), wv)
 		}
 	}
 }

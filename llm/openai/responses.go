@@ -91,7 +91,7 @@ func (p *Provider) buildResponsesRequest(req *llm.Request) (*call, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openai: encode request: %w", err)
 	}
-	body, err := wire.Assemble("input", parts, tools, envelope)
+	body, err := wire.AssembleBody("input", parts, tools, envelope)
 	if err != nil {
 		return nil, fmt.Errorf("openai: %w", err)
 	}

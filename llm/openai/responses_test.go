@@ -279,7 +279,7 @@ func TestResponsesRequest(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got, w any
-			if err := json.Unmarshal(c.body, &got); err != nil {
+			if err := json.Unmarshal(c.body.Bytes(), &got); err != nil {
 				t.Fatal(err)
 			}
 			if err := json.Unmarshal([]byte(strings.Replace(want, "%s", tt.fields, 1)), &w); err != nil {
@@ -331,15 +331,15 @@ func TestResponsesPreviousResponseID(t *testing.T) {
 				Store        bool              `json:"store"`
 				Input        []json.RawMessage `json:"input"`
 			}
-			if err := json.Unmarshal(c.body, &body); err != nil {
+			if err := json.Unmarshal(c.body.Bytes(), &body); err != nil {
 				t.Fatal(err)
 			}
 			if body.Previous != tt.previous || len(body.Input) != tt.items || body.Store != tt.on || body.Instructions != "sys" {
 				t.Errorf("previous_response_id %q, %d items, store %v, instructions %q; want %q, %d, %v, sys\n%s",
-					body.Previous, len(body.Input), body.Store, body.Instructions, tt.previous, tt.items, tt.on, c.body)
+					body.Previous, len(body.Input), body.Store, body.Instructions, tt.previous, tt.items, tt.on, c.body.Bytes())
 			}
-			if bytes.Contains(c.body, []byte(ResponseMarker)) {
-				t.Errorf("the marker block was sent: %s", c.body)
+			if bytes.Contains(c.body.Bytes(), []byte(ResponseMarker)) {
+				t.Errorf("the marker block was sent: %s", c.body.Bytes())
 			}
 		})
 	}

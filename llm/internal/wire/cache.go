@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"hash/maphash"
 	"sync"
 
@@ -152,37 +153,115 @@ func ToolsKey(k *CacheKey, tools []llm.ToolDef, names *Names) ([]string, error) 
 // when parts is nil, as json.Marshal writes a nil slice), then "tools"
 // holding tools unless tools is nil, then envelope's own fields.
 func Assemble(list string, parts [][]byte, tools, envelope []byte) ([]byte, error) {
+	b, err := AssembleBody(list, parts, tools, envelope)
+	if err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// A Body is a request body made of pieces, read in turn rather than
+// joined: a request that resends a long conversation then costs no copy
+// of it before the one into the connection.
+type Body struct {
+	pieces [][]byte
+	size   int
+}
+
+// AssembleBody is [Assemble] without joining the pieces. The body holds
+// parts, tools and envelope, which must not change while it is read.
+func AssembleBody(list string, parts [][]byte, tools, envelope []byte) (*Body, error) {
 	if len(envelope) < 2 || envelope[0] != '{' {
 		return nil, fmt.Errorf("encode request: unexpected envelope %.40q", envelope)
 	}
-	size := len(list) + len(tools) + len(envelope) + 16
-	for _, p := range parts {
-		size += len(p) + 1
-	}
-	body := make([]byte, 0, size)
-	body = append(body, '{', '"')
-	body = append(body, list...)
-	body = append(body, '"', ':')
+	b := &Body{pieces: make([][]byte, 0, 2*len(parts)+8)}
+	b.add([]byte(`{"` + list + `":`))
 	if parts == nil {
-		body = append(body, "null"...)
+		b.add([]byte("null"))
 	} else {
-		body = append(body, '[')
+		b.add(openBracket)
 		for i, p := range parts {
 			if i > 0 {
-				body = append(body, ',')
+				b.add(comma)
 			}
-			body = append(body, p...)
+			b.add(p)
 		}
-		body = append(body, ']')
+		b.add(closeBracket)
 	}
 	if tools != nil {
-		body = append(body, `,"tools":`...)
-		body = append(body, tools...)
+		b.add(toolsField)
+		b.add(tools)
 	}
 	if rest := bytes.TrimSpace(envelope[1:]); len(rest) > 0 && rest[0] != '}' {
-		body = append(body, ',')
+		b.add(comma)
 	}
-	return append(body, envelope[1:]...), nil
+	b.add(envelope[1:])
+	return b, nil
+}
+
+var (
+	openBracket  = []byte("[")
+	closeBracket = []byte("]")
+	comma        = []byte(",")
+	toolsField   = []byte(`,"tools":`)
+)
+
+func (b *Body) add(p []byte) {
+	if len(p) > 0 {
+		b.pieces = append(b.pieces, p)
+		b.size += len(p)
+	}
+}
+
+// Len returns the body's length in bytes.
+func (b *Body) Len() int { return b.size }
+
+// Bytes returns the body joined.
+func (b *Body) Bytes() []byte {
+	out := make([]byte, 0, b.size)
+	for _, p := range b.pieces {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// Reader returns a reader of the body from its start.
+func (b *Body) Reader() io.Reader { return &bodyReader{pieces: b.pieces} }
+
+type bodyReader struct {
+	pieces [][]byte
+	off    int // in pieces[0]
+}
+
+func (r *bodyReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) && len(r.pieces) > 0 {
+		c := copy(p[n:], r.pieces[0][r.off:])
+		n += c
+		r.off += c
+		if r.off == len(r.pieces[0]) {
+			r.pieces, r.off = r.pieces[1:], 0
+		}
+	}
+	if n == 0 && len(r.pieces) == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// WriteTo writes the rest of the body to w.
+func (r *bodyReader) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	for len(r.pieces) > 0 {
+		c, err := w.Write(r.pieces[0][r.off:])
+		n += int64(c)
+		r.off += c
+		if err != nil {
+			return n, err
+		}
+		r.pieces, r.off = r.pieces[1:], 0
+	}
+	return n, nil
 }
 
 // MessageKey writes one message to k, for a cached encoding of it: every

@@ -2,7 +2,9 @@ package wire
 
 import (
 	"encoding/json"
+	"io"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -72,3 +74,35 @@ func TestEncodeCache(t *testing.T) {
 		t.Errorf("past its bound the cache kept %d entries", c.Len())
 	}
 }
+
+// TestBodyReader reads a body through buffers of every small size, and
+// through WriteTo, and checks that each gives the joined bytes.
+func TestBodyReader(t *testing.T) {
+	b, err := AssembleBody("messages", [][]byte{[]byte(`{"a":1}`), []byte(`"x"`), []byte(`{}`)}, []byte(`[{"t":1}]`), []byte(`{"model":"m"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"messages":[{"a":1},"x",{}],"tools":[{"t":1}],"model":"m"}`
+	if got := string(b.Bytes()); got != want || b.Len() != len(want) {
+		t.Fatalf("Bytes = %s (Len %d), want %s", got, b.Len(), want)
+	}
+	for size := 1; size <= len(want)+1; size++ {
+		got, err := io.ReadAll(&onlyReader{b.Reader(), size})
+		if err != nil || string(got) != want {
+			t.Fatalf("read %d bytes at a time: %q, %v", size, got, err)
+		}
+	}
+	var sb strings.Builder
+	if n, err := io.Copy(&sb, b.Reader()); err != nil || sb.String() != want || n != int64(len(want)) {
+		t.Fatalf("WriteTo: %q (%d), %v", sb.String(), n, err)
+	}
+}
+
+// onlyReader reads at most size bytes at a time and hides every other
+// method of its reader.
+type onlyReader struct {
+	r    io.Reader
+	size int
+}
+
+func (o *onlyReader) Read(p []byte) (int, error) { return o.r.Read(p[:min(len(p), o.size)]) }
