@@ -3,8 +3,8 @@ package wire
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"hash/maphash"
+	"io"
 	"sync"
 
 	"github.com/wieldhq/wield/llm"
