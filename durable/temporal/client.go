@@ -140,6 +140,10 @@ type WorkerOptions struct {
 	// MaxConcurrentActivities caps the activities the worker runs at
 	// once; zero means the SDK's default.
 	MaxConcurrentActivities int
+	// Pollers is the number of long polls the worker keeps open for each
+	// kind of task (workflow steps, activities); zero means the SDK's
+	// default, 2. Many concurrent runs want more.
+	Pollers int
 	// StickyTimeout is how long a run's next workflow step waits for the
 	// worker that ran its last one (which has the run in its cache)
 	// before any worker takes it: after a worker is lost, its runs go on
@@ -156,7 +160,8 @@ type Worker struct {
 // NewWorker returns a worker whose activities are served from h.
 func (c *Client) NewWorker(h Host, opts WorkerOptions) *Worker {
 	w := worker.New(c.c, c.queue, worker.Options{MaxConcurrentActivityExecutionSize: opts.MaxConcurrentActivities,
-		StickyScheduleToStartTimeout: opts.StickyTimeout})
+		StickyScheduleToStartTimeout:     opts.StickyTimeout,
+		MaxConcurrentActivityTaskPollers: opts.Pollers, MaxConcurrentWorkflowTaskPollers: opts.Pollers})
 	Register(w, NewActivities(h))
 	return &Worker{w: w}
 }

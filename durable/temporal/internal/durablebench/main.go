@@ -40,6 +40,7 @@ func main() {
 	runs := flag.Int("runs", 100, "concurrent runs for the throughput run")
 	rounds := flag.Int("rounds", 5, "rounds of each throughput run")
 	historyRounds := flag.String("history", "10,50,200", "rounds of the history runs")
+	pollers := flag.Int("pollers", 0, "long polls per task kind of each worker (0: the SDK's default, 2)")
 	serve := flag.String("serve", "", "internal: serve as a worker on this task queue with this sessions directory (queue:dir)")
 	flag.Parse()
 	if *addr == "" {
@@ -50,19 +51,19 @@ func main() {
 	if *serve != "" {
 		queue, dir, _ := strings.Cut(*serve, ":")
 		opts.TaskQueue = queue
-		if err := serveWorker(opts, dir); err != nil {
+		if err := serveWorker(opts, dir, *pollers); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		return
 	}
-	if err := run(opts, *workers, *runs, *rounds, *historyRounds); err != nil {
+	if err := run(opts, *workers, *runs, *rounds, *historyRounds, *pollers); err != nil {
 		fmt.Fprintln(os.Stderr, "durablebench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(opts temporal.Options, workers, runs, rounds int, historyRounds string) error {
+func run(opts temporal.Options, workers, runs, rounds int, historyRounds string, pollers int) error {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "durablebench-")
 	if err != nil {
@@ -121,7 +122,7 @@ func run(opts temporal.Options, workers, runs, rounds int, historyRounds string)
 		}
 	}()
 	for range workers {
-		p := exec.Command(self, "-temporal", opts.HostPort, "-namespace", opts.Namespace, "-serve", queue+":"+sessions)
+		p := exec.Command(self, "-temporal", opts.HostPort, "-namespace", opts.Namespace, "-pollers", fmt.Sprint(pollers), "-serve", queue+":"+sessions)
 		p.Stderr = os.Stderr
 		p.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		if err := p.Start(); err != nil {
@@ -166,7 +167,7 @@ func run(opts temporal.Options, workers, runs, rounds int, historyRounds string)
 	}
 	wall := time.Since(begun)
 	slices.Sort(lat)
-	fmt.Printf("\nthroughput: %d worker processes, %d concurrent runs of %d rounds (1 tool call each)\n", workers, runs, rounds)
+	fmt.Printf("\nthroughput: %d worker processes (%d pollers each), %d concurrent runs of %d rounds (1 tool call each)\n", workers, pollers, runs, rounds)
 	fmt.Printf("  wall %.2f s   %.1f runs/s   %.1f rounds/s   run latency p50 %.0f ms  p90 %.0f ms  max %.0f ms\n",
 		wall.Seconds(), float64(runs)/wall.Seconds(), float64(runs*(rounds+1))/wall.Seconds(),
 		ms(lat[len(lat)/2]), ms(lat[len(lat)*9/10]), ms(lat[len(lat)-1]))
@@ -175,13 +176,13 @@ func run(opts temporal.Options, workers, runs, rounds int, historyRounds string)
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-func serveWorker(opts temporal.Options, dir string) error {
+func serveWorker(opts temporal.Options, dir string, pollers int) error {
 	c, err := temporal.Dial(context.Background(), opts)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	return c.NewWorker(host{store: &session.Store{Dir: dir, Sync: session.SyncCommit}}, temporal.WorkerOptions{}).Run(context.Background())
+	return c.NewWorker(host{store: &session.Store{Dir: dir, Sync: session.SyncCommit}}, temporal.WorkerOptions{Pollers: pollers}).Run(context.Background())
 }
 
 // host serves one agent: the scripted model and the tool "fetch", which
