@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 
 	openaisdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/param"
@@ -74,35 +75,59 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 			pictures = nil
 		}
 	}
-	params := openaisdk.ChatCompletionNewParams{Model: shared.ChatModel(model)}
-	if req.MaxTokens > 0 {
-		if p.openAI {
-			params.MaxCompletionTokens = param.NewOpt(int64(req.MaxTokens))
-		} else {
-			params.MaxTokens = param.NewOpt(int64(req.MaxTokens))
-		}
-	}
+	// The envelope depends on these alone: it is encoded once for each.
+	k := new(wire.CacheKey)
+	p.enc.Reset(k)
+	k.String("chat envelope")
+	k.String(model)
+	k.Int(req.MaxTokens)
+	k.String(p.cfg.ReasoningEffort)
+	k.Int(btoi(p.openAI) + 2*btoi(p.cfg.NoStream) + 4*btoi(req.Temperature != nil))
 	if req.Temperature != nil {
-		params.Temperature = param.NewOpt(*req.Temperature)
+		k.Int(int(math.Float64bits(*req.Temperature)))
 	}
-	if p.cfg.ReasoningEffort != "" {
-		params.ReasoningEffort = shared.ReasoningEffort(p.cfg.ReasoningEffort)
-	}
-	if p.cfg.NoStream {
-		params.SetExtraFields(map[string]any{"stream": false})
-	} else {
-		params.StreamOptions.IncludeUsage = param.NewOpt(true)
-		params.SetExtraFields(map[string]any{"stream": true})
-	}
-	envelope, err := json.Marshal(params)
+	envelope, err := p.enc.Encoded(k, func() ([]byte, error) {
+		params := openaisdk.ChatCompletionNewParams{Model: shared.ChatModel(model)}
+		if req.MaxTokens > 0 {
+			if p.openAI {
+				params.MaxCompletionTokens = param.NewOpt(int64(req.MaxTokens))
+			} else {
+				params.MaxTokens = param.NewOpt(int64(req.MaxTokens))
+			}
+		}
+		if req.Temperature != nil {
+			params.Temperature = param.NewOpt(*req.Temperature)
+		}
+		if p.cfg.ReasoningEffort != "" {
+			params.ReasoningEffort = shared.ReasoningEffort(p.cfg.ReasoningEffort)
+		}
+		if p.cfg.NoStream {
+			params.SetExtraFields(map[string]any{"stream": false})
+		} else {
+			params.StreamOptions.IncludeUsage = param.NewOpt(true)
+			params.SetExtraFields(map[string]any{"stream": true})
+		}
+		b, err := json.Marshal(params)
+		if err != nil {
+			return nil, fmt.Errorf("openai: encode request: %w", err)
+		}
+		return b, nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("openai: encode request: %w", err)
+		return nil, err
 	}
 	body, err := wire.AssembleBody("messages", parts, tools, envelope)
 	if err != nil {
 		return nil, fmt.Errorf("openai: %w", err)
 	}
 	return &call{body: body, names: names, model: model}, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // toolsJSON returns the encoded tool list of a request (nil for none),

@@ -63,6 +63,9 @@ func sdkBody(t *testing.T, p *Provider, req *llm.Request) []byte {
 	if req.MaxTokens > 0 {
 		params.MaxTokens = param.NewOpt(int64(req.MaxTokens))
 	}
+	if req.Temperature != nil {
+		params.Temperature = param.NewOpt(*req.Temperature)
+	}
 	params.StreamOptions.IncludeUsage = param.NewOpt(true)
 	params.SetExtraFields(map[string]any{"stream": true})
 	b, err := json.Marshal(params)
@@ -134,7 +137,10 @@ func TestBuildRequestMatchesTheSDK(t *testing.T) {
 			}
 			conv := randomConversation(r, 12)
 			for n := 2; n <= len(conv); n += 1 + r.IntN(3) {
-				req := &llm.Request{Model: "m", Messages: conv[:n], Tools: tools, MaxTokens: 100 * (n % 2)}
+				req := &llm.Request{Model: []string{"m", "n"}[r.IntN(2)], Messages: conv[:n], Tools: tools, MaxTokens: 100 * (n % 2)}
+				if temp := []float64{0, 0.5, 1}[r.IntN(4)%3]; r.IntN(2) == 0 {
+					req.Temperature = &temp
+				}
 				got, err := p.buildRequest(req)
 				if err != nil {
 					t.Fatal(err)
