@@ -94,7 +94,11 @@ func (g *globals) view(ctx context.Context, args []string, f viewFlags) error {
 		u += "#s=" + url.PathEscape(id)
 	}
 	fmt.Fprintln(g.stdout, u)
-	fmt.Fprintln(g.stderr, "wield view: serving the sessions of", st.Dir, "- Ctrl-C stops")
+	where := st.Dir
+	if st.Backend != nil {
+		where = "WIELD_SESSIONS (PostgreSQL)"
+	}
+	fmt.Fprintln(g.stderr, "wield view: serving the sessions of", where, "- Ctrl-C stops")
 	if !f.noOpen {
 		if err := openBrowser(u); err != nil {
 			fmt.Fprintf(g.stderr, "wield view: open the URL above in a browser (%v)\n", err)
