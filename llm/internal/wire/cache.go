@@ -164,86 +164,93 @@ func Assemble(list string, parts [][]byte, tools, envelope []byte) ([]byte, erro
 // joined: a request that resends a long conversation then costs no copy
 // of it before the one into the connection.
 type Body struct {
-	pieces [][]byte
-	size   int
+	head  []byte   // up to the first part
+	parts [][]byte // joined by commas
+	tail  []byte   // after the last part
 }
 
-// AssembleBody is [Assemble] without joining the pieces. The body holds
-// parts, tools and envelope, which must not change while it is read.
+// AssembleBody is [Assemble] without joining the parts. The body holds
+// parts, which must not change while it is read.
 func AssembleBody(list string, parts [][]byte, tools, envelope []byte) (*Body, error) {
 	if len(envelope) < 2 || envelope[0] != '{' {
 		return nil, fmt.Errorf("encode request: unexpected envelope %.40q", envelope)
 	}
-	b := &Body{pieces: make([][]byte, 0, 2*len(parts)+8)}
-	b.add([]byte(`{"` + list + `":`))
+	b := &Body{head: []byte(`{"` + list + `":`), parts: parts}
+	tail := make([]byte, 0, len(tools)+len(envelope)+16)
 	if parts == nil {
-		b.add([]byte("null"))
+		b.head = append(b.head, "null"...)
 	} else {
-		b.add(openBracket)
-		for i, p := range parts {
-			if i > 0 {
-				b.add(comma)
-			}
-			b.add(p)
-		}
-		b.add(closeBracket)
+		b.head = append(b.head, '[')
+		tail = append(tail, ']')
 	}
 	if tools != nil {
-		b.add(toolsField)
-		b.add(tools)
+		tail = append(tail, `,"tools":`...)
+		tail = append(tail, tools...)
 	}
 	if rest := bytes.TrimSpace(envelope[1:]); len(rest) > 0 && rest[0] != '}' {
-		b.add(comma)
+		tail = append(tail, ',')
 	}
-	b.add(envelope[1:])
+	b.tail = append(tail, envelope[1:]...)
 	return b, nil
 }
 
-var (
-	openBracket  = []byte("[")
-	closeBracket = []byte("]")
-	comma        = []byte(",")
-	toolsField   = []byte(`,"tools":`)
-)
+var comma = []byte(",")
 
-func (b *Body) add(p []byte) {
-	if len(p) > 0 {
-		b.pieces = append(b.pieces, p)
-		b.size += len(p)
+// pieces returns how many pieces the body is read in.
+func (b *Body) pieces() int { return 2 + max(0, 2*len(b.parts)-1) }
+
+// piece returns piece j of the body.
+func (b *Body) piece(j int) []byte {
+	switch k := j - 1; {
+	case j == 0:
+		return b.head
+	case j == b.pieces()-1:
+		return b.tail
+	case k%2 == 1:
+		return comma
+	default:
+		return b.parts[k/2]
 	}
 }
 
 // Len returns the body's length in bytes.
-func (b *Body) Len() int { return b.size }
+func (b *Body) Len() int {
+	n := len(b.head) + len(b.tail) + max(0, len(b.parts)-1)
+	for _, p := range b.parts {
+		n += len(p)
+	}
+	return n
+}
 
 // Bytes returns the body joined.
 func (b *Body) Bytes() []byte {
-	out := make([]byte, 0, b.size)
-	for _, p := range b.pieces {
-		out = append(out, p...)
+	out := make([]byte, 0, b.Len())
+	for j := range b.pieces() {
+		out = append(out, b.piece(j)...)
 	}
 	return out
 }
 
 // Reader returns a reader of the body from its start.
-func (b *Body) Reader() io.Reader { return &bodyReader{pieces: b.pieces} }
+func (b *Body) Reader() io.Reader { return &bodyReader{b: b} }
 
 type bodyReader struct {
-	pieces [][]byte
-	off    int // in pieces[0]
+	b      *Body
+	j, off int // the piece read and the offset in it
 }
 
 func (r *bodyReader) Read(p []byte) (int, error) {
-	n := 0
-	for n < len(p) && len(r.pieces) > 0 {
-		c := copy(p[n:], r.pieces[0][r.off:])
+	n, pieces := 0, r.b.pieces()
+	for n < len(p) && r.j < pieces {
+		piece := r.b.piece(r.j)
+		c := copy(p[n:], piece[r.off:])
 		n += c
 		r.off += c
-		if r.off == len(r.pieces[0]) {
-			r.pieces, r.off = r.pieces[1:], 0
+		if r.off == len(piece) {
+			r.j, r.off = r.j+1, 0
 		}
 	}
-	if n == 0 && len(r.pieces) == 0 {
+	if n == 0 && r.j == pieces {
 		return 0, io.EOF
 	}
 	return n, nil
@@ -252,14 +259,13 @@ func (r *bodyReader) Read(p []byte) (int, error) {
 // WriteTo writes the rest of the body to w.
 func (r *bodyReader) WriteTo(w io.Writer) (int64, error) {
 	var n int64
-	for len(r.pieces) > 0 {
-		c, err := w.Write(r.pieces[0][r.off:])
+	for pieces := r.b.pieces(); r.j < pieces; r.j, r.off = r.j+1, 0 {
+		c, err := w.Write(r.b.piece(r.j)[r.off:])
 		n += int64(c)
 		r.off += c
 		if err != nil {
 			return n, err
 		}
-		r.pieces, r.off = r.pieces[1:], 0
 	}
 	return n, nil
 }
