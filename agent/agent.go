@@ -94,6 +94,11 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// OverflowTokens is the input tokens of the usage a [Compactor] is given
+// after the model said the prompt is over its context window: more than
+// any window holds, so that a compactor judging by usage compacts.
+const OverflowTokens = 1 << 30
+
 // A Compactor keeps a session's prompt within the model's context
 // window. MaybeCompact is called between rounds with the latest response's
 // usage; it reports whether the session's prompt view changed (by it or

@@ -176,10 +176,15 @@ func (a *Agent) execute(ctx context.Context, s Session, st *runState, m *Machine
 				tools = toolDefs(runner.Registry())
 			}
 			resp, err := a.callModel(ctx, s, st, cmd.Round, tools)
-			if err != nil {
+			switch {
+			case err != nil && a.cfg.Compactor != nil && llm.IsContextOverflow(err):
+				a.cfg.Logger.Warn("the prompt is over the model's context window; compacting", "session", s.ID(), "round", cmd.Round, "err", err)
+				in = Input{Kind: InputModelOverflow}
+			case err != nil:
 				return err
+			default:
+				in = Input{Kind: InputModelReplied, Reply: resp}
 			}
-			in = Input{Kind: InputModelReplied, Reply: resp}
 		case CmdRunTools:
 			if runner == nil {
 				runner = a.runnerFor(ctx, s, nil, nil)
@@ -199,7 +204,11 @@ func (a *Agent) execute(ctx context.Context, s Session, st *runState, m *Machine
 				return err
 			}
 		case CmdCompact:
-			if err := a.compact(ctx, s, st, cmd.Round, cmd.Usage); err != nil {
+			usage := cmd.Usage
+			if cmd.Overflow {
+				usage = llm.Usage{InputTokens: OverflowTokens}
+			}
+			if err := a.compact(ctx, s, st, cmd.Round, usage); err != nil {
 				return err
 			}
 			in = Input{Kind: InputCompacted}
@@ -211,7 +220,7 @@ func (a *Agent) execute(ctx context.Context, s Session, st *runState, m *Machine
 			return err
 		}
 		*out = m.Outcome()
-		if cmd.Kind == CmdCallModel && next.Kind != CmdRunTools {
+		if cmd.Kind == CmdCallModel && in.Reply != nil && next.Kind != CmdRunTools {
 			usage := in.Reply.Usage
 			a.emit(Event{Kind: EventRoundFinished, Round: cmd.Round, Usage: &usage})
 		}

@@ -71,6 +71,9 @@ type MachineState struct {
 	// Seen is the loop guard's memory: for each call and result, the
 	// rounds it came back in, within the window.
 	Seen map[string][]int `json:"seen,omitempty"`
+	// Overflowed is the round whose prompt was over the context window,
+	// being compacted and tried again; 0 when none.
+	Overflowed int `json:"overflowed,omitempty"`
 }
 
 // Phase says which input a [Machine] waits for.
@@ -120,6 +123,9 @@ type Command struct {
 	Pending []tool.PendingCall `json:"pending,omitempty"`
 	// Usage is the last reply's usage, for CmdCompact.
 	Usage llm.Usage `json:"usage"`
+	// Overflow says CmdCompact is for a prompt over the context window:
+	// the compactor should compact whatever the usage says.
+	Overflow bool `json:"overflow,omitempty"`
 	// Outcome is the run's outcome, for CmdStop and CmdAwaitApproval.
 	Outcome *Outcome `json:"outcome,omitempty"`
 }
@@ -138,6 +144,11 @@ const (
 	InputToolsDone InputKind = "tools_done"
 	// InputCompacted reports that the compactor was asked.
 	InputCompacted InputKind = "compacted"
+	// InputModelOverflow answers CmdCallModel when the prompt was over
+	// the model's context window ([llm.IsContextOverflow]) and a
+	// compactor can shorten it: the machine compacts, then calls the
+	// model again for the same round, once.
+	InputModelOverflow InputKind = "model_overflow"
 )
 
 // An Input tells a [Machine] what happened.
@@ -221,6 +232,9 @@ func (m *Machine) Resume(rounds int, pending []tool.PendingCall) {
 func (m *Machine) Step(in Input) (Command, error) {
 	want := map[Phase]InputKind{PhaseStart: InputStart, PhaseModel: InputModelReplied, PhaseTools: InputToolsDone,
 		PhaseApproval: InputToolsDone, PhaseCompact: InputCompacted}[m.st.Phase]
+	if m.st.Phase == PhaseModel && in.Kind == InputModelOverflow {
+		return m.overflowed(), nil
+	}
 	if m.st.Phase == PhaseDone || in.Kind != want {
 		return Command{}, fmt.Errorf("agent: machine in phase %q cannot take input %q", m.st.Phase, in.Kind)
 	}
@@ -248,7 +262,21 @@ func (m *Machine) next() Command {
 	return Command{Kind: CmdCallModel, Round: m.st.Round + 1}
 }
 
+// overflowed compacts after a prompt over the context window, unless
+// this round's prompt overflowed once already.
+func (m *Machine) overflowed() Command {
+	round := m.st.Round + 1
+	if m.st.Overflowed == round {
+		m.st.Overflowed = 0
+		return m.stop(StopError, fmt.Sprintf("the prompt of round %d is over the model's context window even after compaction: start a new session, or compact it by hand (wield chat /compact)", round))
+	}
+	m.st.Overflowed = round
+	m.st.Phase = PhaseCompact
+	return Command{Kind: CmdCompact, Round: m.st.Round, Usage: m.st.Usage, Overflow: true}
+}
+
 func (m *Machine) replied(resp *llm.Response) Command {
+	m.st.Overflowed = 0
 	m.st.Round++
 	out := &m.st.Outcome
 	out.Rounds++

@@ -215,8 +215,42 @@ func fuzzInput(op byte, i int) Input {
 	case 3:
 		return Input{Kind: InputCompacted}
 	case 4:
+		if op&0x80 != 0 {
+			return Input{Kind: InputModelOverflow}
+		}
 		return Input{Kind: InputToolsDone, Pending: []tool.PendingCall{{ID: "c0", Tool: name}}}
 	default:
 		return Input{Kind: InputKind(fmt.Sprint("bogus", i))}
+	}
+}
+
+// TestMachineOverflow checks that a prompt over the context window is
+// compacted and tried again, once a round.
+func TestMachineOverflow(t *testing.T) {
+	m := NewMachine(Limits{})
+	m.Step(Input{Kind: InputStart})
+	cmd, err := m.Step(Input{Kind: InputModelOverflow})
+	if err != nil || cmd.Kind != CmdCompact || !cmd.Overflow {
+		t.Fatalf("after an overflow: %+v %v", cmd, err)
+	}
+	if cmd, _ = m.Step(Input{Kind: InputCompacted}); cmd.Kind != CmdCallModel || cmd.Round != 1 {
+		t.Fatalf("after the compaction: %+v", cmd)
+	}
+	if cmd, _ = m.Step(reply("", "ls")); cmd.Kind != CmdRunTools {
+		t.Fatalf("round 1 answered: %+v", cmd)
+	}
+	m.Step(done(ok("ls", "x")))
+	if cmd, _ = m.Step(Input{Kind: InputCompacted}); cmd.Kind != CmdCallModel || cmd.Round != 2 {
+		t.Fatalf("round 2: %+v", cmd)
+	}
+	// Round 2 overflows twice: the second time the run stops.
+	m.Step(Input{Kind: InputModelOverflow})
+	m.Step(Input{Kind: InputCompacted})
+	if cmd, _ = m.Step(Input{Kind: InputModelOverflow}); cmd.Kind != CmdStop || cmd.Outcome.Reason != StopError ||
+		!strings.Contains(cmd.Outcome.Note, "even after compaction") {
+		t.Fatalf("a second overflow: %+v", cmd)
+	}
+	if _, err := m.Step(Input{Kind: InputModelOverflow}); err == nil {
+		t.Fatal("an overflow outside a model call was taken")
 	}
 }

@@ -58,9 +58,13 @@ func (a *Agent) RunCalls(ctx context.Context, s Session, round int, calls []tool
 }
 
 // Compact asks the configured Compactor about session s after round,
-// given the last reply's usage; the [Machine] is then told
+// given the last reply's usage, or, for a prompt over the context window
+// (overflow), as if it filled any window; the [Machine] is then told
 // [InputCompacted].
-func (a *Agent) Compact(ctx context.Context, s Session, round int, usage llm.Usage) error {
+func (a *Agent) Compact(ctx context.Context, s Session, round int, usage llm.Usage, overflow bool) error {
+	if overflow {
+		usage = llm.Usage{InputTokens: OverflowTokens}
+	}
 	return a.compact(ctx, s, &runState{}, round, usage)
 }
 

@@ -144,6 +144,10 @@ type ModelReply struct {
 	// Compacts says the agent has a compactor to ask after the round's
 	// calls; without one the workflow skips the Compact activity.
 	Compacts bool `json:"compacts,omitempty"`
+	// Overflow says the prompt was over the model's context window and
+	// the agent's compactor can shorten it: there is no reply; the
+	// workflow compacts and calls the model again.
+	Overflow bool `json:"overflow,omitempty"`
 }
 
 // A ModelCall is a tool call of a reply.
@@ -183,6 +187,10 @@ func (a *Activities) CallModel(ctx context.Context, in ModelInput) (ModelReply, 
 			return nil
 		}
 		resp, err := ag.CallModel(ctx, s, in.Round)
+		if err != nil && ag.Compacts() && llm.IsContextOverflow(err) {
+			reply = ModelReply{Overflow: true, Compacts: true}
+			return nil
+		}
 		if err != nil {
 			return classify(err)
 		}
@@ -379,6 +387,8 @@ type CompactInput struct {
 	SessionID string    `json:"session_id"`
 	Round     int       `json:"round"`
 	Usage     llm.Usage `json:"usage"`
+	// Overflow says the last prompt was over the context window.
+	Overflow bool `json:"overflow,omitempty"`
 }
 
 // Compact asks the agent's compactor about the session.
@@ -388,7 +398,7 @@ func (a *Activities) Compact(ctx context.Context, in CompactInput) error {
 	if err != nil {
 		return err
 	}
-	return a.with(ctx, in.SessionID, func(s *session.Session) error { return ag.Compact(ctx, s, in.Round, in.Usage) })
+	return a.with(ctx, in.SessionID, func(s *session.Session) error { return ag.Compact(ctx, s, in.Round, in.Usage, in.Overflow) })
 }
 
 // FinishInput is the input of the Finish activity.

@@ -55,6 +55,10 @@ type testHost struct {
 	// root.
 	shell bool
 	root  *os.Root
+	// provider and compactor, if set, replace the script and add a
+	// compactor.
+	provider  llm.Provider
+	compactor agent.Compactor
 
 	mu sync.Mutex
 	ag *agent.Agent
@@ -72,7 +76,11 @@ func (h *testHost) Agent(context.Context, string) (*agent.Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.ag, err = agent.New(agent.Config{Provider: h.script, Tools: reg, MaxRounds: 20, Root: h.root,
+	var p llm.Provider = h.script
+	if h.provider != nil {
+		p = h.provider
+	}
+	h.ag, err = agent.New(agent.Config{Provider: p, Tools: reg, MaxRounds: 20, Root: h.root, Compactor: h.compactor,
 		RunnerOptions: tool.RunnerOptions{Gate: askFor("risky"), PauseForApproval: true}})
 	return h.ag, err
 }

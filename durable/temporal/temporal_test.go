@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -456,5 +457,54 @@ func TestCancelKillsCommands(t *testing.T) {
 	history, _ := st.Project()
 	if n := len(history); n < 3 || history[n-1].Role != llm.RoleTool || history[n-1].ToolCallID != "c1" {
 		t.Fatalf("the call has no result in the session: %+v", history)
+	}
+}
+
+// tooLong says the prompt is over the context window until compacted is
+// set.
+type tooLong struct{ compacted *atomic.Bool }
+
+func (p tooLong) Stream(context.Context, *llm.Request, func(llm.Event)) (*llm.Response, error) {
+	if !p.compacted.Load() {
+		return nil, &llm.APIError{Status: 400, Message: "prompt is too long: 213462 tokens > 200000 maximum"}
+	}
+	return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "fits now"}}, nil
+}
+
+type flagCompactor struct {
+	compacted *atomic.Bool
+	usage     atomic.Int64
+}
+
+func (c *flagCompactor) MaybeCompact(_ context.Context, _ string, usage llm.Usage) (bool, error) {
+	c.usage.Store(int64(usage.InputTokens))
+	c.compacted.Store(true)
+	return true, nil
+}
+
+// TestOverflowCompacts runs a run whose first prompt is over the model's
+// context window: the workflow compacts and calls the model again.
+func TestOverflowCompacts(t *testing.T) {
+	c, _ := dialTest(t)
+	dir := t.TempDir()
+	var compacted atomic.Bool
+	comp := &flagCompactor{compacted: &compacted}
+	h := &testHost{store: &session.Store{Dir: filepath.Join(dir, "sessions")}, marks: filepath.Join(dir, "marks"),
+		provider: tooLong{&compacted}, compactor: comp}
+	startWorker(t, c, h)
+	ctx := t.Context()
+	id := "overflow-" + rand.Text()[:8]
+	if err := c.Start(ctx, id, RunInput{SessionID: id, Task: "a long one"}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.Wait(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Reason != agent.StopAnswer || out.Text != "fits now" || out.Rounds != 1 {
+		t.Fatalf("outcome %+v", out)
+	}
+	if got := comp.usage.Load(); got != agent.OverflowTokens {
+		t.Fatalf("the compactor was asked with %d input tokens", got)
 	}
 }

@@ -190,6 +190,11 @@ func Run(ctx workflow.Context, in RunInput) (*agent.Outcome, error) {
 				return finish(outcomeOf(m), err)
 			}
 			calls++
+			if reply.Overflow {
+				compacts = true
+				next = agent.Input{Kind: agent.InputModelOverflow}
+				break
+			}
 			next = agent.Input{Kind: agent.InputModelReplied, Reply: reply.response()}
 			compacts = reply.Compacts
 			parallel = map[string]bool{}
@@ -232,11 +237,11 @@ func Run(ctx workflow.Context, in RunInput) (*agent.Outcome, error) {
 			// Histories recorded before replies said whether the agent
 			// compacts always ran the activity: they replay as they were.
 			skip := workflow.GetVersion(ctx, "skip-compact", workflow.DefaultVersion, 1) == 1
-			if skip && !compacts {
+			if skip && !compacts && !cmd.Overflow {
 				next = agent.Input{Kind: agent.InputCompacted}
 				break
 			}
-			if err := workflow.ExecuteActivity(ctx, activityCompact, CompactInput{SessionID: in.SessionID, Round: cmd.Round, Usage: cmd.Usage}).Get(ctx, nil); err != nil {
+			if err := workflow.ExecuteActivity(ctx, activityCompact, CompactInput{SessionID: in.SessionID, Round: cmd.Round, Usage: cmd.Usage, Overflow: cmd.Overflow}).Get(ctx, nil); err != nil {
 				return finish(outcomeOf(m), err)
 			}
 			next = agent.Input{Kind: agent.InputCompacted}
