@@ -47,7 +47,7 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	parts := make([][]byte, 0, len(req.Messages)+1)
 	var key wire.CacheKey
 	var pictures []llm.Message // the tool messages of the current run that carry pictures
-	recent := p.recent.Take()
+	recent := p.recent.Take(req.Messages)
 	defer func() { recent.Done(len(req.Messages)) }()
 	for i, m := range req.Messages {
 		b, ok, err := recent.Lookup(i, m, names)

@@ -9,21 +9,26 @@ import (
 )
 
 // Recent remembers the encoding of each message of a provider's last
-// request by its position. A conversation resends its whole history every
+// requests by its position. A conversation resends its whole history every
 // round, so the next request finds each earlier message by comparing it
 // with the message kept at its position (for the strings a caller passes
 // again, a comparison of pointers) instead of hashing it into a
 // [CacheKey]: a round then costs a comparison per old message, not a hash
 // of each.
 //
-// A request takes the whole memory with [Recent.Take] while it builds and
-// gives it back with [RecentMessages.Done]; a request built meanwhile, for
-// another conversation, finds it empty and uses the [EncodeCache] alone.
-// The zero value is ready; it is safe for concurrent use.
+// It keeps the messages of the last few conversations (see [RecentSize]),
+// so that the runs that share a provider, such as subagents, do not take
+// each other's. A request takes the memory of its conversation with
+// [Recent.Take] while it builds and gives it back with
+// [RecentMessages.Done]. The zero value is ready; it is safe for
+// concurrent use.
 type Recent struct {
 	mu   sync.Mutex
-	kept *RecentMessages
+	kept []*RecentMessages // most recently given back first
 }
+
+// RecentSize is how many conversations a [Recent] keeps the messages of.
+const RecentSize = 8
 
 // RecentMessages is the memory of one request's messages, taken from a
 // [Recent] by one request at a time.
@@ -42,18 +47,44 @@ type recentMessage struct {
 	enc   []byte
 }
 
-// Take returns the messages of the last request given back, or an empty
-// memory when another request holds them.
-func (r *Recent) Take() *RecentMessages {
+// Take returns the memory of the conversation msgs continues: the one
+// whose first message and last message kept are those of msgs at their
+// positions, or else the least recently used, or an empty one.
+func (r *Recent) Take(msgs []llm.Message) *RecentMessages {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	t := r.kept
-	r.kept = nil
-	if t == nil {
-		t = &RecentMessages{}
+	pick := -1
+	for i, t := range r.kept {
+		if t.continues(msgs) {
+			pick = i
+			break
+		}
+	}
+	if pick < 0 && len(r.kept) >= RecentSize {
+		pick = len(r.kept) - 1
+	}
+	t := &RecentMessages{}
+	if pick >= 0 {
+		t = r.kept[pick]
+		r.kept = slices.Delete(r.kept, pick, pick+1)
 	}
 	t.from = r
 	return t
+}
+
+// continues reports whether msgs starts as the messages kept did, judged
+// by the first and the last kept.
+func (t *RecentMessages) continues(msgs []llm.Message) bool {
+	n := min(len(t.msgs), len(msgs))
+	if n == 0 {
+		return false
+	}
+	for _, i := range [2]int{0, n - 1} {
+		if len(msgs[i].Images) > 0 || !sameMessage(&t.msgs[i].msg, &msgs[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // Done keeps the first n messages, those of the request just built, for
@@ -68,7 +99,11 @@ func (t *RecentMessages) Done(n int) {
 	t.from = nil
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.kept = t
+	r.kept = slices.Insert(r.kept, 0, t)
+	if len(r.kept) > RecentSize {
+		clear(r.kept[RecentSize:])
+		r.kept = r.kept[:RecentSize]
+	}
 }
 
 // Lookup returns the encoding kept for message i when the message kept

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -45,14 +46,17 @@ func TestRecentFindsOnlyTheSameMessage(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var r Recent
 			m := sent()
-			rm := r.Take()
+			rm := r.Take([]llm.Message{m})
 			if _, ok, err := rm.Lookup(0, m, &Names{}); ok || err != nil {
 				t.Fatalf("an empty memory found a message (%v)", err)
 			}
 			rm.Keep(0, m, []byte("enc"))
 			rm.Done(1)
 			tt.change(&m) // in place: the slices are the kept message's caller's
-			rm = r.Take()
+			rm = r.Take([]llm.Message{sent()}) // the conversation as it was
+			if len(rm.msgs) != 1 {
+				t.Fatal("the conversation's memory was not taken")
+			}
 			enc, ok, err := rm.Lookup(0, m, &Names{})
 			if err != nil {
 				t.Fatal(err)
@@ -99,7 +103,7 @@ func TestRecentAgreesWithMessageKey(t *testing.T) {
 	found := 0
 	for range 5000 {
 		a, b := random(), random()
-		rm := rec.Take()
+		rm := rec.Take(nil)
 		if _, _, err := rm.Lookup(0, a, &Names{}); err != nil {
 			t.Fatal(err)
 		}
@@ -121,28 +125,56 @@ func TestRecentAgreesWithMessageKey(t *testing.T) {
 	}
 }
 
-// TestRecentIsTakenWhole checks that a request building while another
-// holds the memory gets an empty one, and that Done keeps only the
-// messages of its request.
-func TestRecentIsTakenWhole(t *testing.T) {
+// TestRecentKeepsConversationsApart interleaves the requests of
+// conversations that share a Recent and checks that each finds its own
+// messages, that a request building while its conversation's memory is
+// taken gets an empty one, that Done keeps only the messages of its
+// request, and that past RecentSize conversations the least recently used
+// is dropped.
+func TestRecentKeepsConversationsApart(t *testing.T) {
 	var r Recent
-	m := llm.Message{Role: llm.RoleUser, Content: strings.Repeat("x", 10)}
-	first := r.Take()
-	for i := range 3 {
-		first.Lookup(i, m, &Names{})
-		first.Keep(i, m, []byte("enc"))
+	conv := func(c int) []llm.Message {
+		var ms []llm.Message
+		for i := range 3 {
+			ms = append(ms, llm.Message{Role: llm.RoleUser, Content: strings.Repeat("x", c) + fmt.Sprint(i)})
+		}
+		return ms
 	}
-	second := r.Take()
-	if _, ok, _ := second.Lookup(0, m, &Names{}); ok {
+	send := func(ms []llm.Message) (found int) {
+		rm := r.Take(ms)
+		defer rm.Done(len(ms))
+		for i, m := range ms {
+			if _, ok, _ := rm.Lookup(i, m, &Names{}); ok {
+				found++
+			} else {
+				rm.Keep(i, m, []byte("enc"))
+			}
+		}
+		return found
+	}
+	for round := range 3 {
+		for c := range RecentSize {
+			want := 3
+			if round == 0 {
+				want = 0
+			}
+			if got := send(conv(c)); got != want {
+				t.Fatalf("round %d, conversation %d: %d messages found, want %d", round, c, got, want)
+			}
+		}
+	}
+	held := r.Take(conv(0))
+	if rm := r.Take(conv(0)); len(rm.msgs) != 0 {
 		t.Error("a memory taken by another request was found")
+	} else {
+		rm.Done(0)
 	}
-	second.Done(0)
-	first.Done(2)
-	third := r.Take()
-	if _, ok, _ := third.Lookup(1, m, &Names{}); !ok {
-		t.Error("a message kept was not found")
+	held.Done(2)
+	if got := send(conv(0)); got != 2 {
+		t.Errorf("after a request of two messages, the next found %d, want 2", got)
 	}
-	if _, ok, _ := third.Lookup(2, m, &Names{}); ok {
-		t.Error("a message past the request's end was found")
+	send(conv(RecentSize)) // one conversation more: the least recently used goes
+	if got := send(conv(1)); got != 0 {
+		t.Errorf("the least recently used conversation found %d messages, want 0", got)
 	}
 }
