@@ -52,7 +52,7 @@ func TestRecentFindsOnlyTheSameMessage(t *testing.T) {
 			}
 			rm.Keep(0, m, []byte("enc"))
 			rm.Done(1)
-			tt.change(&m) // in place: the slices are the kept message's caller's
+			tt.change(&m)                      // in place: the slices are the kept message's caller's
 			rm = r.Take([]llm.Message{sent()}) // the conversation as it was
 			if len(rm.msgs) != 1 {
 				t.Fatal("the conversation's memory was not taken")
