@@ -202,3 +202,70 @@ func FuzzStreamError(f *testing.F) {
 		}
 	})
 }
+
+// FuzzChunkDecoders feeds arbitrary chunks to both chunk decoders: where
+// the fast one takes a chunk, it must read what the SDK's reads.
+func FuzzChunkDecoders(f *testing.F) {
+	addStreamSeeds(f, func(s string) {
+		for line := range strings.Lines(s) {
+			if data, ok := strings.CutPrefix(strings.TrimSpace(line), "data:"); ok {
+				f.Add([]byte(strings.TrimSpace(data)))
+			}
+		}
+	})
+	for _, s := range []string{
+		`{"id":"r1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"add","arguments":"{\"a\":1,\"b\":1}"}}]},"finish_reason":null}]}`,
+		`{"id":"r1","choices":[],"usage":{"prompt_tokens":100,"completion_tokens":10,"total_tokens":110,"prompt_tokens_details":{"cached_tokens":5},"completion_tokens_details":{"reasoning_tokens":2}}}`,
+		`{"choices":[{"index":0,"delta":{"content":"caf\u00e9 \ud83d\ude00"},"logprobs":null,"finish_reason":"stop"}],"usage":null}`,
+		`{"choices":[{"index":1,"delta":{"content":"second"}},{"index":0,"delta":{"refusal":"no","reasoning":{"text":"x"},"reasoning_content":"r"}}]}`,
+		`{"choices":[{"index":0,"delta":{"Content":"case"}}]}`,
+		`{"choices":[{"index":0,"delta":{"content":"a","content":"b"}}]}`,
+		`{"choices":[{"index":"0","delta":{"content":1.5}}],"created":1e3}`,
+		`{"error":{"message":"boom","code":503},"x_groq":{"usage":{"prompt_tokens":3}}}`,
+		`{"choices":[{"delta":{"tool_calls":[{"index":null,"id":null,"function":{"name":null,"arguments":null}}]}}]}`,
+		`{"usage":{"prompt_tokens":-0,"completion_tokens":9223372036854775808}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fast, ok := decodeFast(data)
+		if !ok {
+			return
+		}
+		slow, err := decodeSDK(data)
+		if err != nil {
+			t.Fatalf("the fast decoder took a chunk the SDK refuses (%v): %s", err, data)
+		}
+		if diff := cmp.Diff(slow, fast, cmp.AllowUnexported(chunkFields{}, usageFields{}, choiceFields{}, callFields{})); diff != "" {
+			t.Fatalf("the decoders differ on %s (-SDK +fast):\n%s", data, diff)
+		}
+	})
+}
+
+// TestDecodeFastTakesTheUsualChunks checks that the chunks endpoints send
+// are decoded fast, and that those out of the usual form are not.
+func TestDecodeFastTakesTheUsualChunks(t *testing.T) {
+	tests := []struct {
+		chunk string
+		fast  bool
+	}{
+		{`{"id":"r1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"add","arguments":"{\"a\":1}"}}]},"finish_reason":null}]}`, true},
+		{`{"id":"r1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`, true},
+		{`{"id":"r1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":100,"completion_tokens":10,"total_tokens":110}}`, true},
+		{`{"id":"x","object":"chat.completion.chunk","created":1,"model":"gpt","system_fingerprint":"fp","service_tier":"default","choices":[{"index":0,"delta":{"content":"hi","refusal":null},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"abc"}`, true},
+		{`{"choices":[{"delta":{"reasoning_content":"think"}}],"x_groq":{"id":"g"}}`, true},
+		{`{"choices":[{"delta":{"Content":"case"}}]}`, false},
+		{`{"choices":[{"delta":{"content":"a","content":"b"}}]}`, false},
+		{`{"choices":[{"index":"0"}]}`, false},
+		{`{"created":1.5}`, false},
+		{`{"choices":[{"delta":{"content":"\ud83d\ude00"}}]}`, false},
+		{`{"choices":[{"logprobs":{"content":[]}}]}`, false},
+		{"{\"model\":\"\xff\"}", false},
+		{`{"model":"m"} x`, false},
+	}
+	for _, tt := range tests {
+		if _, ok := decodeFast([]byte(tt.chunk)); ok != tt.fast {
+			t.Errorf("decodeFast(%s) took it: %v, want %v", tt.chunk, ok, tt.fast)
+		}
+	}
+}

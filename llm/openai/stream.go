@@ -104,50 +104,98 @@ func newAssembler(names *wire.Names, handle func(llm.Event)) *assembler {
 
 // chunk applies one streamed chat.completion.chunk.
 func (a *assembler) chunk(data []byte) error {
-	var c openaisdk.ChatCompletionChunk
-	if err := json.Unmarshal(data, &c); err != nil {
-		return fmt.Errorf("not a chat completion chunk: %w (data %q)", err, wire.Clip(string(data), 200))
+	c, ok := decodeFast(data)
+	if !ok {
+		var err error
+		if c, err = decodeSDK(data); err != nil {
+			return err
+		}
 	}
-	if e, ok := c.JSON.ExtraFields["error"]; ok && isSet(e) {
-		a.err = streamError([]byte(e.Raw()))
+	if isSetRaw(c.errRaw) {
+		a.err = streamError(c.errRaw)
 		return nil
 	}
-	a.meta(c.ID, c.Model)
-	if c.JSON.Usage.Valid() {
-		a.setUsage(c.Usage)
-	} else if g, ok := c.JSON.ExtraFields["x_groq"]; ok && isSet(g) {
+	a.meta(c.id, c.model)
+	if c.usage != nil {
+		a.usage = llm.Usage{InputTokens: int(c.usage.prompt), OutputTokens: int(c.usage.completion),
+			ReasoningTokens: int(c.usage.reasoning), CachedTokens: int(c.usage.cached)}
+	} else if isSetRaw(c.groq) {
 		var x struct {
 			Usage *openaisdk.CompletionUsage `json:"usage"`
 		}
-		if json.Unmarshal([]byte(g.Raw()), &x) == nil && x.Usage != nil {
+		if json.Unmarshal(c.groq, &x) == nil && x.Usage != nil {
 			a.setUsage(*x.Usage)
 		}
 	}
-	for _, ch := range c.Choices {
-		if ch.Index != 0 {
+	for _, ch := range c.choices {
+		if ch.index != 0 {
 			continue // only the first choice is used; wield never asks for more
 		}
-		d := ch.Delta
-		a.addReasoning(d.JSON.ExtraFields)
-		if d.JSON.Content.Valid() {
-			a.addText(d.Content)
+		a.addReasoningRaw(ch.reasoningContent, ch.reasoning)
+		if ch.content != nil {
+			a.addText(*ch.content)
 		}
-		if d.JSON.Refusal.Valid() {
-			a.addText(d.Refusal)
+		if ch.refusal != nil {
+			a.addText(*ch.refusal)
 		}
-		for _, tc := range d.ToolCalls {
+		for _, tc := range ch.calls {
 			index := int64(-1)
-			if tc.JSON.Index.Valid() {
-				index = tc.Index
+			if tc.index != nil {
+				index = *tc.index
 			}
-			a.addCall(index, tc.ID, tc.Function.Name, tc.Function.Arguments)
+			a.addCall(index, tc.id, tc.name, tc.arguments)
 		}
-		if ch.FinishReason != "" {
-			a.finishRaw = ch.FinishReason
+		if ch.finish != "" {
+			a.finishRaw = ch.finish
 		}
 	}
 	return nil
 }
+
+// decodeSDK decodes a chunk with the SDK.
+func decodeSDK(data []byte) (chunkFields, error) {
+	var c openaisdk.ChatCompletionChunk
+	if err := json.Unmarshal(data, &c); err != nil {
+		return chunkFields{}, fmt.Errorf("not a chat completion chunk: %w (data %q)", err, wire.Clip(string(data), 200))
+	}
+	f := chunkFields{id: c.ID, model: c.Model, errRaw: extraRaw(c.JSON.ExtraFields, "error"), groq: extraRaw(c.JSON.ExtraFields, "x_groq")}
+	if c.JSON.Usage.Valid() {
+		u := c.Usage
+		f.usage = &usageFields{prompt: u.PromptTokens, completion: u.CompletionTokens,
+			reasoning: u.CompletionTokensDetails.ReasoningTokens, cached: u.PromptTokensDetails.CachedTokens}
+	}
+	for _, ch := range c.Choices {
+		d := ch.Delta
+		cf := choiceFields{index: ch.Index, finish: ch.FinishReason,
+			reasoningContent: extraRaw(d.JSON.ExtraFields, "reasoning_content"), reasoning: extraRaw(d.JSON.ExtraFields, "reasoning")}
+		if d.JSON.Content.Valid() {
+			cf.content = &d.Content
+		}
+		if d.JSON.Refusal.Valid() {
+			cf.refusal = &d.Refusal
+		}
+		for _, tc := range d.ToolCalls {
+			call := callFields{id: tc.ID, name: tc.Function.Name, arguments: tc.Function.Arguments}
+			if tc.JSON.Index.Valid() {
+				call.index = &tc.Index
+			}
+			cf.calls = append(cf.calls, call)
+		}
+		f.choices = append(f.choices, cf)
+	}
+	return f, nil
+}
+
+// extraRaw returns the raw value of an extra field, nil when absent.
+func extraRaw(extra map[string]respjson.Field, key string) []byte {
+	if f, ok := extra[key]; ok && f.Raw() != "" {
+		return []byte(f.Raw())
+	}
+	return nil
+}
+
+// isSetRaw reports whether a raw optional value is present and not null.
+func isSetRaw(raw []byte) bool { return len(raw) > 0 && string(raw) != "null" }
 
 // completion applies a whole chat.completion.
 func (a *assembler) completion(data []byte) error {
@@ -212,13 +260,18 @@ func (a *assembler) addText(s string) {
 // Qwen, xAI, Kimi, vLLM) or, failing that, "reasoning" (Groq, OpenRouter,
 // newer vLLM): servers that send both send the same text twice.
 func (a *assembler) addReasoning(extra map[string]respjson.Field) {
-	for _, key := range []string{"reasoning_content", "reasoning"} {
-		f, ok := extra[key]
-		if !ok || !isSet(f) {
+	a.addReasoningRaw(extraRaw(extra, "reasoning_content"), extraRaw(extra, "reasoning"))
+}
+
+// addReasoningRaw is addReasoning for the raw values of the two fields
+// (nil when absent).
+func (a *assembler) addReasoningRaw(fields ...[]byte) {
+	for _, raw := range fields {
+		if !isSetRaw(raw) {
 			continue
 		}
 		var s string
-		if json.Unmarshal([]byte(f.Raw()), &s) != nil {
+		if json.Unmarshal(raw, &s) != nil {
 			continue // not text, such as a structured reasoning object
 		}
 		if s != "" {
