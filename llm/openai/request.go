@@ -28,8 +28,11 @@ type call struct {
 // The body is the SDK's encoding, assembled from pieces: each message and
 // the tool list are encoded once and kept in the provider's cache, so
 // that a round encodes only what is new (a conversation resends its whole
-// history every round), and the envelope (model, limits, stream options)
-// is encoded with neither. The result is the same JSON object the SDK
+// history every round; a message sent at the same position by the last
+// request of the conversation is found by comparing it, see
+// [wire.Recent]), and the envelope (model, limits, stream options) is
+// encoded once for each model and setting. The body is read from the
+// pieces, not joined ([wire.Body]). It is the same JSON object the SDK
 // makes of the whole request, with messages and tools first.
 func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	model := req.Model
