@@ -72,9 +72,13 @@ type Activities struct {
 	open map[string]*shared
 }
 
+// shared is a session open for the worker's activities. ready is closed
+// once the session is open, or once opening it failed (then the entry is
+// gone from the map).
 type shared struct {
-	s    *session.Session
-	refs int
+	ready chan struct{}
+	s     *session.Session
+	refs  int
 }
 
 // NewActivities returns the activities, served from h.
@@ -448,17 +452,39 @@ func (a *Activities) acquire(ctx context.Context, id string) (*session.Session, 
 	for {
 		a.mu.Lock()
 		if sh := a.open[id]; sh != nil {
-			sh.refs++
+			select {
+			case <-sh.ready: // open: entries that failed to open are gone
+				sh.refs++
+				a.mu.Unlock()
+				return sh.s, nil
+			default:
+			}
+			// Another activity is opening it: wait for that, then look
+			// again.
 			a.mu.Unlock()
-			return sh.s, nil
+			select {
+			case <-sh.ready:
+			case <-ctx.Done():
+				return nil, fmt.Errorf("session %s: %w", id, ctx.Err())
+			}
+			continue
 		}
+		// Open it without holding the lock: opening reads the journal,
+		// and other sessions' activities must not wait for that.
+		sh := &shared{ready: make(chan struct{}), refs: 1}
+		a.open[id] = sh
+		a.mu.Unlock()
 		s, err := a.host.Sessions().Open(id)
+		a.mu.Lock()
+		if err != nil {
+			delete(a.open, id)
+		}
+		sh.s = s
+		close(sh.ready)
+		a.mu.Unlock()
 		if err == nil {
-			a.open[id] = &shared{s: s, refs: 1}
-			a.mu.Unlock()
 			return s, nil
 		}
-		a.mu.Unlock()
 		if _, busy := errors.AsType[*session.BusyError](err); !busy {
 			return nil, err
 		}
