@@ -2,21 +2,16 @@ package subagent_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"log/slog"
-	"os"
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/wieldhq/wield/agent/subagent"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/session/pgstore"
+	"github.com/wieldhq/wield/session/pgstore/pgtest"
 )
 
 // postgresStores returns two stores of one PostgreSQL schema of the
@@ -26,29 +21,8 @@ import (
 // unless WIELD_ALLOW_SKIP=1 on a machine where CI is unset.
 func postgresStores(t *testing.T) (a, b *session.Store) {
 	t.Helper()
-	url := os.Getenv("WIELD_POSTGRES_URL")
-	if url == "" {
-		if os.Getenv("WIELD_ALLOW_SKIP") == "1" && os.Getenv("CI") == "" {
-			t.Skip("WIELD_POSTGRES_URL is not set (run the tests under scripts/postgres.sh --exec)")
-		}
-		t.Fatal("WIELD_POSTGRES_URL is not set: run the tests under scripts/postgres.sh --exec go test …, which starts a server")
-	}
-	var r [6]byte
-	_, _ = rand.Read(r[:])
-	schema := "subagent_" + hex.EncodeToString(r[:])
-	t.Cleanup(func() { // after the backends' Close, registered below
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, url)
-		if err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
+	url := pgtest.URL(t)
+	schema := pgtest.Schema(t, url) // dropped after the backends' Close, registered below
 	store := func() *session.Store {
 		be, err := pgstore.New(context.Background(), url, &pgstore.Options{Schema: schema})
 		if err != nil {

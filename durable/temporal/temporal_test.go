@@ -23,6 +23,7 @@ import (
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/session/pgstore"
+	"github.com/wieldhq/wield/session/pgstore/pgtest"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -269,19 +270,7 @@ func (w *workerProc) kill() {
 func TestWorkerKilled(t *testing.T) {
 	t.Run("files", func(t *testing.T) { testWorkerKilled(t, "") })
 	// Workers on several machines share their sessions in PostgreSQL.
-	t.Run("postgres", func(t *testing.T) { testWorkerKilled(t, postgresURL(t)) })
-}
-
-// postgresURL returns the PostgreSQL server scripts/postgres.sh started.
-func postgresURL(t *testing.T) string {
-	url := os.Getenv("WIELD_POSTGRES_URL")
-	if url == "" {
-		if os.Getenv("CI") == "" && os.Getenv("WIELD_ALLOW_SKIP") == "1" {
-			t.Skip("WIELD_POSTGRES_URL is not set")
-		}
-		t.Fatal("WIELD_POSTGRES_URL is not set: run under scripts/postgres.sh --exec")
-	}
-	return url
+	t.Run("postgres", func(t *testing.T) { testWorkerKilled(t, pgtest.URL(t)) })
 }
 
 func testWorkerKilled(t *testing.T, postgres string) {

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,6 +27,7 @@ import (
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/session/pgstore"
+	"github.com/wieldhq/wield/session/pgstore/pgtest"
 	"github.com/wieldhq/wield/session/sessiontest"
 	"github.com/wieldhq/wield/tool"
 )
@@ -42,49 +41,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// postgresURL returns the server the tests use, from WIELD_POSTGRES_URL
-// (scripts/postgres.sh sets it). Without it the test fails, unless
-// WIELD_ALLOW_SKIP=1 on a machine where CI is unset.
-func postgresURL(t testing.TB) string {
-	t.Helper()
-	url := os.Getenv("WIELD_POSTGRES_URL")
-	if url == "" {
-		if os.Getenv("WIELD_ALLOW_SKIP") == "1" && os.Getenv("CI") == "" {
-			t.Skip("WIELD_POSTGRES_URL is not set (run the tests under scripts/postgres.sh --exec)")
-		}
-		t.Fatal("WIELD_POSTGRES_URL is not set: run the tests under scripts/postgres.sh --exec go test …, which starts a server")
-	}
-	return url
-}
-
-// newSchema returns a schema name of the test's own, dropped when the
-// test ends, so that tests run in parallel on one server.
-func newSchema(t testing.TB, url string) string {
-	t.Helper()
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	schema := "t_" + hex.EncodeToString(b[:])
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, url)
-		if err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
-		}
-	})
-	return schema
-}
-
 // newBackend returns a backend in a schema of the test's own.
 func newBackend(t testing.TB) *pgstore.Backend {
 	t.Helper()
-	url := postgresURL(t)
-	be, err := pgstore.New(context.Background(), url, &pgstore.Options{Schema: newSchema(t, url)})
+	url := pgtest.URL(t)
+	be, err := pgstore.New(context.Background(), url, &pgstore.Options{Schema: pgtest.Schema(t, url)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,9 +64,9 @@ func must(t testing.TB, err error) {
 // Store it asks for has a backend, and so a pool, of its own, as another
 // process would.
 func TestConformance(t *testing.T) {
-	url := postgresURL(t)
+	url := pgtest.URL(t)
 	sessiontest.Run(t, func(t *testing.T) func() *session.Store {
-		schema := newSchema(t, url)
+		schema := pgtest.Schema(t, url)
 		return func() *session.Store {
 			be, err := pgstore.New(context.Background(), url, &pgstore.Options{Schema: schema})
 			must(t, err)
@@ -261,8 +222,8 @@ func writer(url, schema, id string) {
 func TestKill(t *testing.T) {
 	t.Parallel()
 	const kills = 12
-	url := postgresURL(t)
-	schema := newSchema(t, url)
+	url := pgtest.URL(t)
+	schema := pgtest.Schema(t, url)
 	be, err := pgstore.New(context.Background(), url, &pgstore.Options{Schema: schema})
 	must(t, err)
 	t.Cleanup(be.Close)
@@ -426,7 +387,7 @@ func resultOf(turns []session.Turn, id string) *session.Turn {
 // wrote.
 func TestLostLock(t *testing.T) {
 	t.Parallel()
-	url := postgresURL(t)
+	url := pgtest.URL(t)
 	be := newBackend(t)
 	st := &session.Store{Backend: be}
 	s, err := st.Create(session.Header{ID: "lost"})
@@ -638,7 +599,7 @@ func BenchmarkOpen(b *testing.B) {
 // that the server ended meanwhile is replaced, not returned as an error.
 func TestSpareConnectionEnded(t *testing.T) {
 	t.Parallel()
-	url := postgresURL(t)
+	url := pgtest.URL(t)
 	be := newBackend(t)
 	ctx := context.Background()
 	lock, err := be.Lock("first")
