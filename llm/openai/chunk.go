@@ -212,17 +212,8 @@ func (s *scanner) value(sh *shape) bool {
 			if !s.value(elem) {
 				return false
 			}
-			s.space()
-			if s.i >= len(s.data) {
-				return false
-			}
-			s.i++
-			switch s.data[s.i-1] {
-			case ',':
-			case ']':
-				return true
-			default:
-				return false
+			if more, ok := s.next(']'); !more {
+				return ok
 			}
 		}
 	case c == '{':
@@ -261,21 +252,30 @@ func (s *scanner) value(sh *shape) bool {
 			if !s.value(field) {
 				return false
 			}
-			s.space()
-			if s.i >= len(s.data) {
-				return false
-			}
-			s.i++
-			switch s.data[s.i-1] {
-			case ',':
-			case '}':
-				return true
-			default:
-				return false
+			if more, ok := s.next('}'); !more {
+				return ok
 			}
 		}
 	}
 	return false
+}
+
+// next reads what follows an array's element or an object member's
+// value: a comma, when more follow (more), or end, which closes the
+// array or object. ok is false for anything else.
+func (s *scanner) next(end byte) (more, ok bool) {
+	s.space()
+	if s.i >= len(s.data) {
+		return false, false
+	}
+	s.i++
+	switch s.data[s.i-1] {
+	case ',':
+		return true, true
+	case end:
+		return false, true
+	}
+	return false, false
 }
 
 // str reads a string and returns its raw content; false for a string
