@@ -44,20 +44,27 @@ type ServerOptions struct {
 	Telemetry *otel.Telemetry
 }
 
-// A Server serves a tool registry over MCP. Create it with [NewServer]; it
-// is safe for concurrent use by any number of client sessions.
+// A Server serves a tool registry over MCP. Create it with [NewServer],
+// or with [BuildServer] to answer initialize while the tools are built;
+// it is safe for concurrent use by any number of client sessions.
 type Server struct {
-	reg    *tool.Registry
-	opts   ServerOptions
-	runner *tool.Runner
-	sdk    *sdk.Server
-	log    *slog.Logger
+	opts ServerOptions
+	sdk  *sdk.Server
+	log  *slog.Logger
 
-	ids      atomic.Uint64
-	progress sync.Map // call id → *progressTarget
+	// ready is closed once the tools are in place or failed to be;
+	// buildErr, written before, says which. What follows is set before
+	// ready is closed and read only after.
+	ready    chan struct{}
+	buildErr error
+	reg      *tool.Registry
+	runner   *tool.Runner
 	served   map[string]bool
 	// structured holds the served tools that declare an output schema.
 	structured map[string]bool
+
+	ids      atomic.Uint64
+	progress sync.Map // call id → *progressTarget
 }
 
 // progressTarget is where a call's progress goes.
@@ -70,7 +77,55 @@ type progressTarget struct {
 
 // NewServer returns a server for the visible tools of reg.
 func NewServer(reg *tool.Registry, opts *ServerOptions) (*Server, error) {
-	s := &Server{reg: reg}
+	s := newServer(opts)
+	err := s.install(reg)
+	s.buildErr = err
+	close(s.ready)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// BuildServer returns at once a server for the visible tools of the
+// registry that build returns, and runs build on a goroutine of its own,
+// with ctx. Until build returns, the server answers the handshake and
+// pings over stdio and holds the tools/ requests; then it answers them
+// as a server from [NewServer] would. Over HTTP every request waits. So a client's handshake does not wait for tools
+// that take long to build, or for MCP servers they mount.
+//
+// If build fails, [Server.ServeStdio] returns its error and the HTTP
+// handler answers 503 Service Unavailable; [Server.Ready] reports it.
+// The tool list never changes after build: the server says so to
+// clients (tools.listChanged false), as [NewServer]'s does.
+func BuildServer(ctx context.Context, build func(context.Context) (*tool.Registry, error), opts *ServerOptions) *Server {
+	s := newServer(opts)
+	go func() {
+		defer close(s.ready)
+		reg, err := build(ctx)
+		if err == nil {
+			err = s.install(reg)
+		}
+		s.buildErr = err
+	}()
+	return s
+}
+
+// Ready waits until the server's tools are in place and returns nil, or
+// returns the error that kept them out, or ctx's error when ctx is done
+// first. A server from [NewServer] is ready at once.
+func (s *Server) Ready(ctx context.Context) error {
+	select {
+	case <-s.ready:
+		return s.buildErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// newServer returns a server without tools.
+func newServer(opts *ServerOptions) *Server {
+	s := &Server{ready: make(chan struct{})}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -85,6 +140,24 @@ func NewServer(reg *tool.Registry, opts *ServerOptions) (*Server, error) {
 	if version == "" {
 		version = "dev"
 	}
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: name, Version: version}, &sdk.ServerOptions{
+		Instructions: s.opts.Instructions,
+		Logger:       s.log,
+		// Declared rather than derived from the tools added, which a
+		// server from BuildServer has none of at initialize. The list is
+		// fixed once built, so no list_changed is promised (and none is
+		// sent as the tools are added). No logging either: the server
+		// logs to its Logger, never to the client.
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: false}},
+	})
+	return s
+}
+
+// install puts the visible tools of reg in place.
+func (s *Server) install(reg *tool.Registry) error {
+	if reg == nil {
+		return errors.New("mcp: no tool registry")
+	}
 	var ro tool.RunnerOptions
 	if s.opts.RunnerOptions != nil {
 		ro = *s.opts.RunnerOptions
@@ -94,26 +167,24 @@ func NewServer(reg *tool.Registry, opts *ServerOptions) (*Server, error) {
 	if s.opts.Store != nil && s.opts.SessionID != "" {
 		ro.Recorder = &pairRecorder{store: s.opts.Store, id: s.opts.SessionID}
 	}
+	s.reg = reg
 	s.runner = tool.NewRunner(reg, &ro)
-	s.sdk = sdk.NewServer(&sdk.Implementation{Name: name, Version: version}, &sdk.ServerOptions{
-		Instructions: s.opts.Instructions,
-		Logger:       s.log,
-	})
 	s.served, s.structured = map[string]bool{}, map[string]bool{}
 	for _, t := range reg.Visible() {
 		s.served[t.Name()] = true
 		s.structured[t.Name()] = len(t.Spec().OutputSchema) != 0
 		mt, err := mcpTool(t)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.sdk.AddTool(mt, s.handler(t.Name()))
 	}
-	return s, nil
+	return nil
 }
 
 // SDK returns the underlying go-sdk server, for transports this package
-// does not wrap.
+// does not wrap. A server from [BuildServer] has its tools only once
+// [Server.Ready] has returned nil.
 func (s *Server) SDK() *sdk.Server { return s.sdk }
 
 // mcpTool describes t in MCP's terms.

@@ -41,6 +41,7 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 		DisableLocalhostProtection: o.AllowRemoteHosts,
 	})
 	h = &httpFastPath{srv: s, next: h, stateless: o.Stateless, jsonResponse: o.JSONResponse, anyHost: o.AllowRemoteHosts}
+	h = s.whenReady(h)
 	// Browsers name the page that sent a request in Origin and
 	// Sec-Fetch-Site: refuse pages of other origins, which the Host check
 	// alone lets through when they address 127.0.0.1 directly.
@@ -56,6 +57,20 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 			return
 		}
 		h.ServeHTTP(w, r)
+	})
+}
+
+// whenReady holds each request until the server's tools are in place, and
+// answers 503 Service Unavailable when they failed to be.
+func (s *Server) whenReady(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := s.Ready(r.Context()); err != nil {
+			if r.Context().Err() == nil {
+				http.Error(w, "wield: the server's tools are unavailable: "+err.Error(), http.StatusServiceUnavailable)
+			}
+			return
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -20,24 +21,36 @@ const MaxMessageBytes = 16 << 20
 // one JSON-RPC message per line, until the client closes its end (every
 // request read by then is answered first) or ctx is done (in-flight calls
 // are cancelled). A malformed or oversized line gets a JSON-RPC error and
-// the server keeps serving.
+// the server keeps serving. For a server from [BuildServer] whose build
+// fails, it ends the connection and returns build's error.
 func (s *Server) ServeStdio(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
 	// Not sdk.Server.Run: it logs an error when ctx is done, which is how
 	// a SIGTERM ends a healthy server.
 	fast := newFastPath(ctx, s)
 	defer fast.close()
-	ss, err := s.sdk.Connect(ctx, &stdioTransport{r: r, w: w, maxLen: MaxMessageBytes, fast: fast}, nil)
+	ss, err := s.sdk.Connect(ctx, &stdioTransport{r: r, w: w, maxLen: MaxMessageBytes, fast: fast, srv: s}, nil)
 	if err != nil {
 		return fmt.Errorf("mcp: connect stdio: %w", err)
 	}
 	ended := make(chan error, 1)
 	go func() { ended <- ss.Wait() }()
-	select {
-	case err = <-ended:
-	case <-ctx.Done():
-		ss.Close()
-		<-ended
-		return nil
+	for ready := s.ready; ; {
+		select {
+		case err = <-ended:
+		case <-ctx.Done():
+			ss.Close()
+			<-ended
+			return nil
+		case <-ready:
+			if s.buildErr != nil {
+				ss.Close()
+				<-ended
+				return s.buildErr
+			}
+			ready = nil
+			continue
+		}
+		break
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
@@ -57,10 +70,12 @@ type stdioTransport struct {
 	maxLen int
 	// fast, if set, answers tools/call itself; see fastPath.
 	fast *fastPath
+	// srv, if set, is the server whose tools requests wait for.
+	srv *Server
 }
 
 func (t *stdioTransport) Connect(context.Context) (sdk.Connection, error) {
-	c := &stdioConn{r: bufio.NewReaderSize(t.r, 64<<10), rc: t.r, w: t.w, maxLen: t.maxLen, closed: make(chan struct{}), fast: t.fast}
+	c := &stdioConn{r: bufio.NewReaderSize(t.r, 64<<10), rc: t.r, w: t.w, maxLen: t.maxLen, closed: make(chan struct{}), fast: t.fast, srv: t.srv}
 	c.idle = sync.NewCond(&c.mu)
 	return c, nil
 }
@@ -82,6 +97,9 @@ type stdioConn struct {
 	closed    chan struct{}
 
 	fast *fastPath
+	// srv, until its tools are in place, holds requests that need them;
+	// Read sets it to nil once they are.
+	srv *Server
 }
 
 // answered notes that a request was answered.
@@ -120,6 +138,19 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			c.writeError(jsonrpc.CodeParseError, "invalid JSON-RPC message: "+err.Error())
 			continue
 		}
+		if c.srv != nil && needsTools(msg) {
+			select {
+			case <-c.srv.ready:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-c.closed:
+				return nil, io.EOF
+			}
+			if err := c.srv.buildErr; err != nil {
+				return nil, err
+			}
+			c.srv = nil
+		}
 		if c.fast != nil && c.fast.take(c, msg) {
 			continue
 		}
@@ -133,6 +164,14 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 var errTooLong = errors.New("line too long")
+
+// needsTools reports whether msg must wait for the server's tools: the
+// tools/ methods. The rest (the handshake, discovery, pings) a server
+// answers while it builds them.
+func needsTools(msg jsonrpc.Message) bool {
+	req, ok := msg.(*jsonrpc.Request)
+	return ok && strings.HasPrefix(req.Method, "tools/")
+}
 
 // readLine reads one line, without its newline. A line longer than maxLen
 // is skipped whole and reported as errTooLong.

@@ -112,27 +112,9 @@ func (g *globals) serveMCP(ctx context.Context, f *mcpFlags) error {
 			return &exitError{exitUsage, err}
 		}
 	}
-	reg, err := g.registry(ctx, ws, toolDeps{store: store})
-	if err != nil {
-		return err
-	}
-	if list := splitList(f.tools, nil); len(list) > 0 {
-		if reg, err = reg.Filter(list); err != nil {
-			return &exitError{exitUsage, fmt.Errorf("--tools: %w", err)}
-		}
-	}
-	if list := splitList(f.exclude, nil); len(list) > 0 {
-		reg = reg.Exclude(list)
-	}
 	pol, _, err := g.policy(ws, f.mode, false)
 	if err != nil {
 		return err
-	}
-	if reg, err = pol.Filter(reg); err != nil {
-		return err
-	}
-	if g.mcp != nil {
-		g.mcp.Track(reg) // servers registered by a client's agent join the served tools
 	}
 	root, err := os.OpenRoot(ws)
 	if err != nil {
@@ -140,22 +122,60 @@ func (g *globals) serveMCP(ctx context.Context, f *mcpFlags) error {
 	}
 	defer root.Close()
 	var gate tool.Gate = pol
-	if g.mcp != nil {
-		gate = mcp.ConfirmGate(g.mcp, pol) // a server the client's agent registered asks, so is denied here, until confirmed
+	if !g.noMCP {
+		// A server the client's agent registered asks, so is denied here,
+		// until confirmed.
+		gate = mcp.ConfirmGate(g.mcpManager(ws), pol)
 	}
+	// The tools are built (and the configured MCP servers mounted) while
+	// the server answers the client's initialize: what g's methods set up
+	// lazily is set up here first, so that the build only reads it.
 	opts := &mcp.ServerOptions{Name: "wield", Version: moduleVersion(), Root: root, Logger: g.logger(),
 		RunnerOptions: &tool.RunnerOptions{Gate: gate}, Telemetry: g.telemetry(ws)}
 	opts.Store, opts.SessionID = store, sessionID
-	srv, err := mcp.NewServer(reg, opts)
-	if err != nil {
-		return err
+	build := func(ctx context.Context) (*tool.Registry, error) {
+		reg, err := g.registry(ctx, ws, toolDeps{store: store})
+		if err != nil {
+			return nil, err
+		}
+		if list := splitList(f.tools, nil); len(list) > 0 {
+			if reg, err = reg.Filter(list); err != nil {
+				return nil, &exitError{exitUsage, fmt.Errorf("--tools: %w", err)}
+			}
+		}
+		if list := splitList(f.exclude, nil); len(list) > 0 {
+			reg = reg.Exclude(list)
+		}
+		if reg, err = pol.Filter(reg); err != nil {
+			return nil, err
+		}
+		if g.mcp != nil {
+			g.mcp.Track(reg) // servers registered by a client's agent join the served tools
+		}
+		return reg, nil
 	}
+	bctx, stop := context.WithCancel(ctx)
+	srv := mcp.BuildServer(bctx, build, opts)
+	defer func() {
+		// The build sets up what g.close releases: it must have ended.
+		stop()
+		_ = srv.Ready(context.Background())
+	}()
 	if f.http == "" {
-		return srv.ServeStdio(ctx, nopCloser{g.stdin}, nopWriteCloser{g.stdout})
+		in := g.stdin
+		if file, ok := in.(*os.File); ok {
+			var done func()
+			in, done = mcp.PollStdin(file)
+			defer done()
+		}
+		return srv.ServeStdio(ctx, nopCloser{in}, nopWriteCloser{g.stdout})
 	}
 	token := cmp.Or(f.token, os.Getenv("WIELD_MCP_TOKEN"))
 	if err := mcp.CheckListenAddr(f.http, f.allowRemote, token); err != nil {
 		return &exitError{exitUsage, listenHint(err)}
+	}
+	if err := srv.Ready(ctx); err != nil {
+		return err // before listening, so that the error ends the command
 	}
 	ln, err := net.Listen("tcp", f.http)
 	if err != nil {
