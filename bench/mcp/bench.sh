@@ -26,6 +26,10 @@ trap 'rm -rf "$bin"' EXIT
 echo "== building (wield, mcp-go and go-sdk echo servers, driver)" >&2
 (cd "$root" && go build -o "$bin/wield" ./cmd/wield)
 (cd "$root/bench/mcp/peers" && go build -o "$bin/mcpgo" ./mcpgo && go build -o "$bin/gosdk" ./gosdk &&
-  go build -o "$bin/driver" ./driver)
+  go build -o "$bin/floor" ./floor && go build -o "$bin/driver" ./driver)
 echo "== $(go version), $(nproc) CPUs" >&2
-"$bin/driver" -wield "$bin/wield" -mcpgo "$bin/mcpgo" -gosdk "$bin/gosdk" "$@"
+floor=()
+for a in "$@"; do
+  if [ "$a" = -startup-only ]; then floor=(-floor "$bin/floor"); fi
+done
+"$bin/driver" -wield "$bin/wield" -mcpgo "$bin/mcpgo" -gosdk "$bin/gosdk" "${floor[@]}" "$@"

@@ -9,7 +9,7 @@
 // Usage:
 //
 //	driver -wield PATH -mcpgo PATH -gosdk PATH [-rounds 3]
-//	driver -startup-only -startups 50 -wield PATH [-mcpgo PATH -gosdk PATH] [-also NAME=PATH ...]
+//	driver -startup-only -startups 50 -wield PATH [-mcpgo PATH -gosdk PATH -floor PATH] [-also NAME=PATH ...]
 //
 // With -startup-only it measures only the time from exec to the initialize
 // answer (median, p90 and minimum over the starts; wield both with all its
@@ -86,6 +86,7 @@ func main() {
 	wield := flag.String("wield", "", "the wield binary")
 	mcpgo := flag.String("mcpgo", "", "the mcp-go echo server")
 	gosdk := flag.String("gosdk", "", "the go-sdk generic echo server")
+	floor := flag.String("floor", "", "with -startup-only: the floor server (bench/mcp/peers/floor), a Go program that answers initialize with a constant")
 	rounds := flag.Int("rounds", 3, "rounds; each measures every server once")
 	explore := flag.Bool("explore", os.Getenv("WIELD_BENCH_EXPLORE") == "1", "exploratory run: exit 0 even when a goal is missed (default: $WIELD_BENCH_EXPLORE=1)")
 	onlyStartup := flag.Bool("startup-only", false, "measure only exec to initialize answer (-startups starts per server; -mcpgo and -gosdk optional) and wield's package init")
@@ -112,6 +113,9 @@ func main() {
 		}
 		if *gosdk != "" {
 			servers = append(servers, server{name: "go-sdk generic", stdio: []string{*gosdk}})
+		}
+		if *floor != "" {
+			servers = append(servers, server{name: "floor (no MCP library)", stdio: []string{*floor}})
 		}
 		os.Exit(startupOnly(servers, *startups, *explore))
 	}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -36,7 +37,7 @@ func startupOnly(servers []server, n int, explore bool) int {
 	defer os.RemoveAll(dir)
 	env := append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+dir+"/.config")
 
-	times, cpu := map[string][]float64{}, map[string][]float64{}
+	times, cpu, faults := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
 	for i := range n {
 		for j := range servers {
 			s := servers[(i+j)%len(servers)] // rotate the order
@@ -47,15 +48,17 @@ func startupOnly(servers []server, n int, explore bool) int {
 			}
 			times[s.name] = append(times[s.name], ms(r.answer))
 			cpu[s.name] = append(cpu[s.name], ms(r.cpu))
+			faults[s.name] = append(faults[s.name], float64(r.faults))
 		}
 	}
 	fmt.Printf("exec to initialize answer over stdio, %d starts each (ms); cpu is the process's\n", n)
-	fmt.Printf("user+system time over its whole life, which a loaded machine inflates less\n\n")
-	fmt.Printf("%-28s %8s %8s %8s %10s\n", "", "median", "p90", "min", "cpu median")
+	fmt.Printf("user+system time over its whole life, which a loaded machine inflates less, and\n")
+	fmt.Printf("faults its page faults (each first touch of a page of memory or of the binary)\n\n")
+	fmt.Printf("%-28s %8s %8s %8s %10s %8s\n", "", "median", "p90", "min", "cpu median", "faults")
 	missed := false
 	for _, s := range servers {
 		v := times[s.name]
-		fmt.Printf("%-28s %8.2f %8.2f %8.2f %10.2f", s.name, median(v), quantile(v, 0.9), slices.Min(v), median(cpu[s.name]))
+		fmt.Printf("%-28s %8.2f %8.2f %8.2f %10.2f %8.0f", s.name, median(v), quantile(v, 0.9), slices.Min(v), median(cpu[s.name]), median(faults[s.name]))
 		if strings.HasPrefix(s.name, "wield") {
 			if median(v) <= startupGoalMS {
 				fmt.Printf("  goal ≤ %d ms (met)", startupGoalMS)
@@ -102,6 +105,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 type startResult struct {
 	answer time.Duration // exec to the initialize answer
 	cpu    time.Duration // user and system time of the process, to its exit
+	faults int64         // its page faults, minor and major, to its exit
 	stderr []byte
 }
 
@@ -138,7 +142,11 @@ func startToInitializeIn(argv []string, dir string, env []string) (startResult, 
 		return startResult{}, fmt.Errorf("initialize answer: %s", line)
 	}
 	ps := cmd.ProcessState
-	return startResult{d, ps.UserTime() + ps.SystemTime(), stderr.Bytes()}, werr
+	var faults int64
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		faults = ru.Minflt + ru.Majflt
+	}
+	return startResult{d, ps.UserTime() + ps.SystemTime(), faults, stderr.Bytes()}, werr
 }
 
 // initRecord is one line of GODEBUG=inittrace=1 output:
