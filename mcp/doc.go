@@ -20,7 +20,13 @@
 // once when nobody is writing the session, or merged by the run that owns
 // it when it commits.
 //
-// [Server.ServeStdio] serves one client over standard input and output;
+// [BuildServer] builds the registry on a goroutine of its own while the
+// server answers the client's handshake: tools/ requests wait for it, and
+// a failed build ends the server with its error. The tool list, once
+// built, does not change, and the server promises no list_changed.
+//
+// [Server.ServeStdio] serves one client over standard input and output
+// ([PollStdin] makes a piped standard input wait in the runtime's poller);
 // [Server.HTTPHandler] serves streamable HTTP, with optional JSON answers,
 // a stateless mode and a bearer token, and with the SDK's protection
 // against DNS rebinding on loopback.
