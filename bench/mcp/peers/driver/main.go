@@ -395,13 +395,15 @@ type answer struct {
 	} `json:"error"`
 }
 
-// check decodes a response to call id and checks it echoed its text.
+// check decodes a response to call id and checks it echoed its text, as
+// its first content. (wield's echo declares an output schema, so it also
+// sends its data as structured content and repeats it as JSON text.)
 func check(line []byte) (int, error) {
 	var a answer
 	if err := json.Unmarshal(line, &a); err != nil {
 		return 0, fmt.Errorf("answer %q: %w", line, err)
 	}
-	if a.Error != nil || a.Result == nil || a.Result.IsError || len(a.Result.Content) != 1 {
+	if a.Error != nil || a.Result == nil || a.Result.IsError || len(a.Result.Content) == 0 {
 		return a.ID, fmt.Errorf("answer to %d is not an echo: %s", a.ID, line)
 	}
 	if want := fmt.Sprintf("call %d", a.ID); a.Result.Content[0].Text != want {
