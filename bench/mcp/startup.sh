@@ -13,21 +13,31 @@
 # wield in the same turns (say, one built before a change), for a fair
 # before and after on a machine whose load drifts.
 #
-# Measured 2026-11-25 on the shared 2-core machine (load about 4, which
-# inflates every time: mcp-go's echo server takes 49 ms here, a few ms on
-# an idle machine), 50 starts each, `wield mcp` with all its tools:
+# It also starts bench/mcp/peers/floor, a Go program that answers
+# initialize with a constant and links no MCP library: the machine's floor
+# for starting a Go process at all.
 #
-#                                    median   p90  cpu  page faults  init allocs
-#   before (f654260)                  179    243  179      3964        38345
-#   after (lazy init, schemas)        133    190  140      2998        34611
-#   after + lazily compiled v6
-#     metaschemas (not landed)        124    162  129      2619        13477
-#   mcp-go echo / go-sdk echo        49/32  81/45 52/36   996/470          -
+# Measured 2026-11-25 on the shared 2-core machine, quiet (load under
+# 0.5), 40 starts each; faults are the process's page faults, each the
+# first touch of a page of memory or of the binary, which this virtual
+# machine makes cost 8 to 15 µs apiece:
 #
-# Wield's own packages went from 6323 to 2589 allocations at init
-# (TestInitBudget in cmd/wield keeps them under 3000); what remains is
-# santhosh-tekuri/jsonschema/v6 compiling every draft's metaschema in
-# init (21,000 allocations, the largest), session's regular expressions,
-# and the init of the provider SDKs, grpc and protobuf that wield links.
+#                                      median   p90   min  faults
+#   wield mcp before (d92dc4d)           94.9  100.5  90.8   3038
+#   wield mcp (BuildServer, PollStdin)   51.1   59.5  47.0   2640
+#   wield mcp --tools echo               51.6   56.4  46.1   2304
+#   mcp-go echo                          30.7   32.4  27.8   1028
+#   go-sdk echo                          20.4   22.2  18.3    559
+#   floor (no MCP library)                6.7    7.7   5.6    191
+#
+# Of wield's 51 ms, about 45 go before main runs: the runtime and the
+# initialisation of the 354 packages the one binary links, 15 ms of it
+# santhosh-tekuri/jsonschema/v6 compiling every draft's metaschema in its
+# init (21,000 allocations). After main, answering takes about 4 ms: the
+# tools are built and the configured MCP servers mounted on another
+# goroutine while the handshake is answered, and standard input waits in
+# the runtime's poller, so that the answer does not queue behind the
+# build for a processor. Wield's own packages allocate 408 times at init
+# (TestInitBudget in cmd/wield keeps them under 3000).
 set -euo pipefail
 exec "$(dirname "$0")/bench.sh" -startup-only -startups 50 "$@"
