@@ -168,7 +168,17 @@ func (g *globals) serveMCP(ctx context.Context, f *mcpFlags) error {
 			in, done = mcp.PollStdin(file)
 			defer done()
 		}
-		return srv.ServeStdio(ctx, nopCloser{in}, nopWriteCloser{g.stdout})
+		err := srv.ServeStdio(ctx, nopCloser{in}, nopWriteCloser{g.stdout})
+		if err != nil {
+			return err
+		}
+		// The input may have ended before the build did: a build that
+		// failed of itself (not because serving ended) is still an error.
+		stop()
+		if err := srv.Ready(context.Background()); err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+		return nil
 	}
 	token := cmp.Or(f.token, os.Getenv("WIELD_MCP_TOKEN"))
 	if err := mcp.CheckListenAddr(f.http, f.allowRemote, token); err != nil {
