@@ -17,7 +17,17 @@ cd "$(dirname "$0")/.."
 STATICCHECK_MODULE=honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOTESTSUM_MODULE=gotest.tools/gotestsum@v1.13.0
 
-echo "== peers: node and npm"
+# stage NAME prints the time the stage before took, and NAME; at the end
+# the last stage's time and the whole run's follow, so that a slow stage
+# shows in CI's log.
+stage_name= stage_start=$SECONDS
+stage() {
+  [ -z "$stage_name" ] || echo "   ($stage_name: $((SECONDS - stage_start)) s)"
+  stage_name=$1 stage_start=$SECONDS
+  echo "== $1"
+}
+
+stage "peers: node and npm"
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "installing Debian's nodejs and npm"
@@ -28,7 +38,7 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
     exit 1
   }
 fi
-echo "== peers: bubblewrap"
+stage "peers: bubblewrap"
 # The sandbox tests run every assertion under each mechanism that works:
 # bubblewrap (Debian's package) and Landlock. Without bwrap, Landlock
 # carries them alone.
@@ -39,7 +49,7 @@ if ! command -v bwrap >/dev/null; then
   fi
   command -v bwrap >/dev/null || echo "test.sh: bwrap not found: the sandbox tests run under Landlock only (install bubblewrap for both)" >&2
 fi
-echo "== peers: python3"
+stage "peers: python3"
 # run_code's tests run Python, JavaScript (the node above) and Bash in the
 # sandbox.
 if ! command -v python3 >/dev/null; then
@@ -49,7 +59,7 @@ if ! command -v python3 >/dev/null; then
   fi
   command -v python3 >/dev/null || { echo "test.sh: python3 is needed by run_code's tests; install it and run again" >&2; exit 1; }
 fi
-echo "== peers: chromium"
+stage "peers: chromium"
 # The session viewer's browser tests drive Debian's Chromium with chromedp
 # (pinned in go.mod); a missing browser fails them.
 chromium=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
@@ -59,7 +69,7 @@ if [ -z "$chromium" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; th
   chromium=$(command -v chromium || true)
 fi
 [ -n "$chromium" ] || { echo "test.sh: Chromium is needed by the viewer's browser tests (Debian: apt-get install chromium); install it and run again" >&2; exit 1; }
-echo "== peers: Xvfb, xterm and x11-apps"
+stage "peers: Xvfb, xterm and x11-apps"
 # The desktop tool's tests start Debian's Xvfb, launch xterm and xlogo on
 # it and drive them; a missing one fails them.
 if ! command -v Xvfb >/dev/null || ! command -v xterm >/dev/null || ! command -v xlogo >/dev/null; then
@@ -75,7 +85,7 @@ for tool in bash git; do
   command -v "$tool" >/dev/null || { echo "test.sh: $tool is needed by the tests" >&2; exit 1; }
 done
 
-echo "== peers: PostgreSQL 15"
+stage "peers: PostgreSQL 15"
 # session/pgstore's tests run against a real server that
 # scripts/postgres.sh starts from Debian's postgresql-15 for the go test
 # stage below.
@@ -87,7 +97,7 @@ if [ ! -x /usr/lib/postgresql/15/bin/postgres ]; then
   [ -x /usr/lib/postgresql/15/bin/postgres ] || { echo "test.sh: PostgreSQL 15 is needed by session/pgstore's tests (Debian: apt-get install postgresql-15); install it and run again" >&2; exit 1; }
 fi
 
-echo "== peers: the OpenTelemetry Collector"
+stage "peers: the OpenTelemetry Collector"
 # The tracing test sends a run's spans to a real collector: the small one
 # in otel/internal/collector (OTLP receiver, file exporter), a module of
 # its own pinned by its go.sum. Its build takes minutes cold, so the binary
@@ -101,7 +111,7 @@ if [ ! -x "$WIELD_OTELCOL" ]; then
   (cd otel/internal/collector && go build -trimpath -o "$WIELD_OTELCOL.tmp" .)
   mv "$WIELD_OTELCOL.tmp" "$WIELD_OTELCOL"
 fi
-echo "== peers: the temporal CLI"
+stage "peers: the temporal CLI"
 # durable/temporal's tests run against a Temporal development server that
 # scripts/temporal-dev.sh starts with the temporal CLI, built from its Go
 # module at a pinned version and kept between runs (minutes cold). A cold
@@ -111,22 +121,22 @@ temporal_log=$(mktemp)
 bash scripts/temporal-dev.sh --install >"$temporal_log" 2>&1 &
 temporal_build=$!
 
-echo "== gofmt"
+stage "gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:"; echo "$unformatted"; exit 1
 fi
 
-echo "== go vet"
+stage "go vet"
 go vet ./...
 
-echo "== staticcheck"
+stage "staticcheck"
 go run "$STATICCHECK_MODULE" ./...
 
-echo "== the benchmark peers' module builds"
+stage "the benchmark peers' module builds"
 (cd bench/mcp/peers && go vet ./...)
 
-echo "== go test -race, with the mock LLM server and the reference MCP servers"
+stage "go test -race, with the mock LLM server and the reference MCP servers"
 # scripts/mock-llm.sh serves @dwmkerr/mock-llm on 127.0.0.1 and sets
 # WIELD_MOCK_LLM_URL; scripts/mcp-servers-interop.sh --exec installs the
 # reference MCP servers and sets WIELD_MCP_EVERYTHING and
@@ -151,7 +161,7 @@ scripts/mock-llm.sh bash scripts/mcp-servers-interop.sh --exec bash scripts/post
   go run "$GOTESTSUM_MODULE" --format pkgname --jsonfile "$events" -- -race -count=1 -timeout 20m ./...
 no_skips "$events"
 
-echo "== durable/temporal module: go vet, staticcheck, go test -race against a Temporal dev server"
+stage "durable/temporal module: go vet, staticcheck, go test -race against a Temporal dev server"
 # A module of its own, so that the core never imports Temporal: ./... above
 # leaves it out (gofmt covers it). scripts/temporal-dev.sh --exec starts
 # the server on 127.0.0.1 and sets WIELD_TEMPORAL for the tests;
@@ -177,7 +187,7 @@ bash scripts/temporal-dev.sh --exec \
   go run "$GOTESTSUM_MODULE" --format pkgname --jsonfile "$temporal_events" -- -tags temporal -race -count=1 -run 'TestDurable' ./cmd/wield
 no_skips "$temporal_events"
 
-echo "== allocation budgets (built without the race detector, which allocates)"
+stage "allocation budgets (built without the race detector, which allocates)"
 # Files with the build constraint !race hold testing.AllocsPerRun budgets.
 # durable/temporal is a module of its own: its budgets run from its directory.
 alloc_pkgs=$(grep -l '^//go:build !race' $(git ls-files '*_test.go' ':!:durable/temporal/**') | xargs -r -n1 dirname | sort -u | sed 's|^|./|')
@@ -186,12 +196,14 @@ alloc_pkgs=$( (cd durable/temporal && grep -l '^//go:build !race' $(git ls-files
 [ -z "$alloc_pkgs" ] || (cd durable/temporal && go test -count=1 -run 'Allocs' $alloc_pkgs)
 
 if [ "${WIELD_FUZZTIME:-2s}" != 0 ]; then
-  echo "== fuzz: every target for ${WIELD_FUZZTIME:-2s} on top of its seed corpus"
+  stage "fuzz: every target for ${WIELD_FUZZTIME:-2s} on top of its seed corpus"
   # scripts/fuzz.sh lists the root module's packages (go list ./...), which
   # leave out the modules nested in it, durable/temporal among them: a fuzz
   # target there would not run until fuzz.sh learns to visit them.
   bash scripts/fuzz.sh
 fi
 
-echo "== MCP server interop (pinned TypeScript SDK client, Inspector CLI, conformance suite)"
+stage "MCP server interop (pinned TypeScript SDK client, Inspector CLI, conformance suite)"
 bash scripts/mcp-interop.sh
+stage "done"
+echo "   (all: ${SECONDS} s)"
