@@ -2,11 +2,14 @@ package gemini
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/internal/wire"
 )
 
@@ -51,6 +54,66 @@ func BenchmarkReadStream(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*counts[name]), "ns/event")
+		})
+	}
+}
+
+// benchConversation returns a conversation of n messages in the shape of
+// an agent's: a system prompt and a task, then rounds of an assistant
+// message with one call and its result, of a few hundred bytes each.
+func benchConversation(n int) []llm.Message {
+	ms := []llm.Message{{Role: llm.RoleSystem, Content: strings.Repeat("You are wield. ", 40)}, {Role: llm.RoleUser, Content: "Fix the failing test in main.go."}}
+	for i := 0; len(ms) < n; i++ {
+		ms = append(ms, benchRound(i)...)
+	}
+	return ms[:n]
+}
+
+// benchRound returns round i of benchConversation: an assistant message
+// with one call, and its result.
+func benchRound(i int) []llm.Message {
+	id := fmt.Sprintf("call_%d", i)
+	return []llm.Message{
+		{Role: llm.RoleAssistant, Content: fmt.Sprintf("Round %d: let me look at the file again.", i),
+			ToolCalls: []llm.ToolCall{{ID: id, Name: "read_file", Arguments: json.RawMessage(fmt.Sprintf(`{"path":"main.go","line":%d}`, i))}}},
+		{Role: llm.RoleTool, ToolCallID: id, ToolName: "read_file", Content: strings.Repeat(fmt.Sprintf("line %d of main.go\n", i), 20)},
+	}
+}
+
+// BenchmarkBuildRequest measures the request build of one round of a
+// conversation with 10, 100 and 1,000 messages of history: the history
+// was sent by the round before, and the last two messages (an assistant
+// message and its result) are new each round.
+func BenchmarkBuildRequest(b *testing.B) {
+	tools := []llm.ToolDef{
+		{Name: "read_file", Description: "Read a file.", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"line":{"type":"integer"}},"required":["path"]}`)},
+		{Name: "run_shell_command", Description: "Run a command.", InputSchema: json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}}}`)},
+	}
+	for _, n := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprint("history=", n), func(b *testing.B) {
+			p := func() *Provider {
+				p, err := New(Config{BaseURL: "http://127.0.0.1:1", APIKey: "k"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				return p
+			}()
+			conv := benchConversation(n)
+			req := &llm.Request{Model: "gemini-test", Messages: conv, Tools: tools}
+			if _, err := p.buildRequest(req); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			i := n
+			for b.Loop() {
+				// New messages each round (making them is a few of the
+				// allocations counted).
+				copy(conv[n-2:], benchRound(i))
+				i++
+				if _, err := p.buildRequest(req); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 	}
 }
