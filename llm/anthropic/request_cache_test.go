@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	anthropicsdk "github.com/anthropics/anthropic-sdk-go"
@@ -179,3 +180,112 @@ func TestBuildRequestMatchesTheSDK(t *testing.T) {
 		})
 	}
 }
+
+// editConversation changes conv the ways a caller may between rounds and
+// returns it: a message's text or a call's arguments changed in place,
+// a message replaced, removed or moved, the history compacted into a
+// summary, the messages of one round dropped. The first messages (the
+// system prompt and the task) stay.
+func editConversation(r *rand.Rand, conv []llm.Message, keep int) []llm.Message {
+	if len(conv) <= keep+1 {
+		return conv
+	}
+	i := keep + r.IntN(len(conv)-keep)
+	switch r.IntN(7) {
+	case 0: // new text, in place
+		conv[i].Content += " (edited)"
+	case 1: // arguments changed in place, in the caller's own bytes
+		for j := i; j < len(conv); j++ {
+			if cs := conv[j].ToolCalls; len(cs) > 0 && len(cs[0].Arguments) > 2 {
+				cs[0].Arguments[len(cs[0].Arguments)-2]++
+				break
+			}
+		}
+	case 2: // a message replaced by a copy with other thinking
+		m := conv[i]
+		m.Thinking = append(slices.Clone(m.Thinking), llm.Thinking{Provider: providerName, Text: "again", Signature: "sig2"})
+		conv[i] = m
+	case 3: // removed
+		conv = slices.Delete(conv, i, i+1)
+	case 4: // moved one place up
+		if i > keep {
+			conv[i-1], conv[i] = conv[i], conv[i-1]
+		}
+	case 5: // compacted: a summary stands for the messages before i
+		conv = slices.Concat(conv[:keep], []llm.Message{{Role: llm.RoleUser, Content: "Summary of the work so far."}}, conv[i:])
+	case 6: // nothing
+	}
+	return conv
+}
+
+// TestBuildRequestIncrementalIsFromScratch builds the requests of
+// conversations round after round on one provider, with edits, removals,
+// moves and compaction between the rounds and two conversations taking
+// turns (a subagent's), and checks that every body is byte for byte the
+// one a new provider, with nothing cached, builds for the same request.
+func TestBuildRequestIncrementalIsFromScratch(t *testing.T) {
+	tools := []llm.ToolDef{
+		{Name: "read_file", Description: "Read a file.", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
+		{Name: "run_shell_command", InputSchema: json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}}}`)},
+		{Name: "mcp:server/tool name", Description: "A name that needs a wire form.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		{Name: "a.b", Description: "Dots."},
+	}
+	for seed := range uint64(30) {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 5))
+			cfg := Config{BaseURL: "http://127.0.0.1:1", APIKey: "k", NoCache: seed%3 == 1, ThinkingBudget: 1024 * int(seed%3/2)}
+			p, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seed%5 == 4 {
+				p.enc.Max = 2 << 10 // small: the cache starts over often
+			}
+			// Two conversations, each sent up to a growing length.
+			var convs [2][]llm.Message
+			var sent [2]int
+			for k := range convs {
+				convs[k] = randomConversation(r, 10+r.IntN(10))
+				sent[k] = 2
+			}
+			for round := 0; round < 60; round++ {
+				k := 0
+				if r.IntN(4) == 0 {
+					k = 1
+				}
+				if sent[k] >= len(convs[k]) {
+					continue
+				}
+				sent[k] = min(len(convs[k]), sent[k]+1+r.IntN(4))
+				if r.IntN(3) == 0 {
+					before := len(convs[k])
+					convs[k] = editConversation(r, convs[k], 2)
+					sent[k] = max(2, min(len(convs[k]), sent[k]+len(convs[k])-before))
+				}
+				req := &llm.Request{Model: "claude-test", Messages: convs[k][:sent[k]], Tools: tools[:r.IntN(len(tools)+1)], MaxTokens: 2000 * r.IntN(2)}
+				if r.IntN(3) == 0 {
+					temp := 0.5
+					req.Temperature = &temp
+				}
+				got, gotErr := p.buildRequest(req)
+				fresh, err := New(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, wantErr := fresh.buildRequest(req)
+				if gotErr != nil || wantErr != nil {
+					if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+						t.Fatalf("round %d: error %v, from scratch %v", round, gotErr, wantErr)
+					}
+					continue
+				}
+				if g, w := bodyBytes(got), bodyBytes(want); !bytes.Equal(g, w) {
+					t.Fatalf("round %d, %d messages: the body differs from the one built from scratch\n got %s\nwant %s", round, len(req.Messages), g, w)
+				}
+			}
+		})
+	}
+}
+
+// bodyBytes returns the body of c.
+func bodyBytes(c *call) []byte { return c.body }
