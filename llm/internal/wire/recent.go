@@ -40,11 +40,13 @@ type RecentMessages struct {
 
 // recentMessage is one message as it was sent: its own copy of every
 // slice the encoding reads (a caller may change its slices in place), the
-// wire names of its calls, and its encoding.
+// wire names of its calls, and its encoding with the context it was made
+// in (see [RecentMessages.SetEncoding]).
 type recentMessage struct {
-	msg   llm.Message
-	wires []string
-	enc   []byte
+	msg     llm.Message
+	wires   []string
+	enc     []byte
+	context uint64
 }
 
 // Take returns the memory of the conversation msgs continues: the one
@@ -158,6 +160,35 @@ func (t *RecentMessages) Keep(i int, m llm.Message, enc []byte) {
 	} else {
 		t.msgs[i] = k
 	}
+}
+
+// SetEncoding replaces the encoding kept for message i, which this
+// request found ([RecentMessages.Lookup]) or kept ([RecentMessages.Keep]),
+// by enc, made in context: a number that stands for whatever besides
+// message i itself the encoding depends on. Keep sets the context to zero.
+//
+// It serves an encoding of more than one message, such as a run of tool
+// results sent as one: kept at the run's first message, with the run's
+// length (and what else it depends on) in the context, and nil at the
+// others, it is good for a later request that finds every message of the
+// run again and asks for the same context ([RecentMessages.Context]).
+// A request that uses it so must set the encoding of every message it
+// sends, and give back with [RecentMessages.Done] only the messages whose
+// encodings it has set.
+func (t *RecentMessages) SetEncoding(i int, enc []byte, context uint64) {
+	if i < len(t.msgs) {
+		t.msgs[i].enc, t.msgs[i].context = enc, context
+	}
+}
+
+// Context returns the context of the encoding kept for message i (see
+// [RecentMessages.SetEncoding]): zero when none was set or nothing is
+// kept at i.
+func (t *RecentMessages) Context(i int) uint64 {
+	if i < len(t.msgs) {
+		return t.msgs[i].context
+	}
+	return 0
 }
 
 // sameMessage reports whether kept and m agree in every field

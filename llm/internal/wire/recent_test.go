@@ -178,3 +178,39 @@ func TestRecentKeepsConversationsApart(t *testing.T) {
 		t.Errorf("the least recently used conversation found %d messages, want 0", got)
 	}
 }
+
+// TestRecentSetEncoding keeps an encoding of two messages at the first,
+// with a context, and checks that a later request finds it with its
+// context, that Keep clears the context, and that SetEncoding leaves
+// positions not kept alone.
+func TestRecentSetEncoding(t *testing.T) {
+	var r Recent
+	ms := []llm.Message{{Role: llm.RoleTool, ToolCallID: "a", Content: "1"}, {Role: llm.RoleTool, ToolCallID: "b", Content: "2"}}
+	rm := r.Take(ms)
+	for i, m := range ms {
+		if _, ok, _ := rm.Lookup(i, m, &Names{}); ok {
+			t.Fatal("an empty memory found a message")
+		}
+		rm.Keep(i, m, nil)
+	}
+	rm.SetEncoding(0, []byte("both"), 7)
+	rm.SetEncoding(5, []byte("never kept"), 9)
+	rm.Done(2)
+
+	rm = r.Take(ms)
+	enc, ok, err := rm.Lookup(0, ms[0], &Names{})
+	if err != nil || !ok || string(enc) != "both" || rm.Context(0) != 7 {
+		t.Fatalf("Lookup(0) = %q, %v, %v with context %d; want both, true, nil with context 7", enc, ok, err, rm.Context(0))
+	}
+	if enc, ok, _ := rm.Lookup(1, ms[1], &Names{}); !ok || enc != nil || rm.Context(1) != 0 {
+		t.Errorf("Lookup(1) = %q, %v with context %d; want nil, true with context 0", enc, ok, rm.Context(1))
+	}
+	if rm.Context(5) != 0 || len(rm.msgs) != 2 {
+		t.Error("SetEncoding kept a position past the messages kept")
+	}
+	rm.Keep(0, ms[0], []byte("one"))
+	if rm.Context(0) != 0 {
+		t.Error("Keep left the context of the encoding it replaced")
+	}
+	rm.Done(2)
+}
