@@ -37,9 +37,14 @@ func TestPollStdin(t *testing.T) {
 	if !blocking(t, p[0]) {
 		t.Fatal("syscall.Pipe gave a non-blocking pipe")
 	}
-	r, done := PollStdin(rf)
-	if r == io.Reader(rf) {
-		t.Fatal("PollStdin returned the pipe itself")
+	r := PollStdin(rf)
+	done := func() {
+		if err := r.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
+	if _, ok := r.(*polledStdin); !ok {
+		t.Fatalf("PollStdin returned %T for a pipe", r)
 	}
 	if blocking(t, p[0]) {
 		t.Error("the pipe is still in blocking mode")
@@ -72,13 +77,13 @@ func TestPollStdin(t *testing.T) {
 	rf2, wf2 := os.NewFile(uintptr(p[0]), "stdin"), os.NewFile(uintptr(p[1]), "client")
 	defer rf2.Close()
 	defer wf2.Close()
-	r2, done2 := PollStdin(rf2)
+	r2 := PollStdin(rf2)
 	read := make(chan error, 1)
 	go func() {
 		_, err := r2.Read(make([]byte, 8))
 		read <- err
 	}()
-	done2()
+	r2.Close()
 	if err := <-read; err == nil {
 		t.Error("a Read waiting when done was called returned no error")
 	}
@@ -88,9 +93,14 @@ func TestPollStdin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if r, done := PollStdin(f); r != io.Reader(f) {
-		t.Error("PollStdin changed a regular file")
-	} else {
-		done()
+	if r := PollStdin(f); r == nil {
+		t.Error("PollStdin gave nil for a regular file")
+	} else if _, ok := r.(*polledStdin); ok {
+		t.Error("PollStdin made a regular file non-blocking")
+	} else if err := r.Close(); err != nil {
+		t.Error(err)
+	}
+	if _, err := f.Stat(); err != nil {
+		t.Errorf("Close closed the regular file: %v", err)
 	}
 }

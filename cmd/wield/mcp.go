@@ -162,13 +162,15 @@ func (g *globals) serveMCP(ctx context.Context, f *mcpFlags) error {
 		_ = srv.Ready(context.Background())
 	}()
 	if f.http == "" {
-		in := g.stdin
-		if file, ok := in.(*os.File); ok {
-			var done func()
-			in, done = mcp.PollStdin(file)
-			defer done()
+		// Closed when serving ends (SIGTERM included): a read waiting on
+		// a client that keeps its end open returns. Standard input
+		// itself stays open.
+		var in io.ReadCloser = nopCloser{g.stdin}
+		if file, ok := g.stdin.(*os.File); ok {
+			in = mcp.PollStdin(file)
+			defer in.Close()
 		}
-		err := srv.ServeStdio(ctx, nopCloser{in}, nopWriteCloser{g.stdout})
+		err := srv.ServeStdio(ctx, in, nopWriteCloser{g.stdout})
 		if err != nil {
 			return err
 		}
