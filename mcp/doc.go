@@ -26,7 +26,8 @@
 // built, does not change, and the server promises no list_changed.
 //
 // [Server.ServeStdio] serves one client over standard input and output
-// ([PollStdin] makes a piped standard input wait in the runtime's poller);
+// ([PollStdin] makes a piped standard input wait in the runtime's poller,
+// where closing it ends a waiting read);
 // [Server.HTTPHandler] serves streamable HTTP, with optional JSON answers,
 // a stateless mode and a bearer token, and with the SDK's protection
 // against DNS rebinding on loopback.
