@@ -1,10 +1,10 @@
 package anthropic
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -128,6 +128,10 @@ type Provider struct {
 	// enc keeps the encoding of the messages and tool lists a
 	// conversation sends again each round (see request.go).
 	enc wire.EncodeCache
+	// recent keeps the last request's messages, so that the next round of
+	// a conversation finds their encodings by comparing them rather than
+	// hashing them.
+	recent wire.Recent
 }
 
 // New returns a provider for cfg. It reads ANTHROPIC_API_KEY when
@@ -201,10 +205,13 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, handle func(llm
 
 // attempt makes one request and reads its reply.
 func (p *Provider) attempt(ctx context.Context, c *call, handle func(llm.Event)) (*llm.Response, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint.String(), bytes.NewReader(c.body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint.String(), c.body.Reader())
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: %w", err)
 	}
+	// What NewRequest sets for a body in one piece.
+	hreq.ContentLength = int64(c.body.Len())
+	hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(c.body.Reader()), nil }
 	hreq.Header.Set("Anthropic-Version", APIVersion)
 	for k, v := range p.cfg.Header {
 		hreq.Header[k] = v

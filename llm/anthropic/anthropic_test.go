@@ -92,7 +92,7 @@ func TestRequest(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got, w any
-			if err := json.Unmarshal(c.body, &got); err != nil {
+			if err := json.Unmarshal(c.body.Bytes(), &got); err != nil {
 				t.Fatal(err)
 			}
 			if err := json.Unmarshal([]byte(tt.want), &w); err != nil {

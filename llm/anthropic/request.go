@@ -23,7 +23,7 @@ const providerName = "anthropic"
 
 // A call is one request, ready to send.
 type call struct {
-	body  []byte      // the JSON request
+	body  *wire.Body  // the JSON request
 	names *wire.Names // the tool names in it
 	model string
 }
@@ -64,9 +64,13 @@ func DefaultMaxTokensFor(model string, thinkingBudget int) int {
 // The body is the SDK's encoding, assembled from pieces: each message the
 // API sees (a run of tool results is one) and the tool list are encoded
 // once and kept in the provider's cache, so that a round encodes only
-// what is new, and the envelope (model, limits, system, thinking) is
-// encoded without them. The result is the same JSON object the SDK makes
-// of the whole request, with messages and tools first.
+// what is new (a conversation resends its whole history every round; a
+// message sent at the same position by the last request of the
+// conversation is found by comparing it, see [wire.Recent]), and the
+// envelope (model, limits, system, thinking) is encoded without them. The
+// body is read from the pieces, not joined ([wire.Body]). It is the same
+// JSON object the SDK makes of the whole request, with messages and tools
+// first.
 func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	model := req.Model
 	if model == "" {
@@ -82,7 +86,7 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 		return nil, err
 	}
 	params := anthropicsdk.MessageNewParams{Model: anthropicsdk.Model(model), MaxTokens: int64(maxTokens)}
-	var turns []turn
+	turns := make([]turn, 0, len(req.Messages))
 	for i := 0; i < len(req.Messages); i++ {
 		m := req.Messages[i]
 		switch m.Role {
@@ -125,14 +129,9 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 			}
 		}
 	}
-	parts := make([][]byte, len(turns))
-	var key wire.CacheKey
-	for k, t := range turns {
-		b, err := p.turnJSON(&key, req.Messages, t, names)
-		if err != nil {
-			return nil, fmt.Errorf("anthropic: message %d: %w", t.lo+1, err)
-		}
-		parts[k] = b
+	parts, err := p.turnsJSON(req.Messages, turns, names)
+	if err != nil {
+		return nil, err
 	}
 	if p.cfg.ThinkingBudget > 0 {
 		params.Thinking = anthropicsdk.ThinkingConfigParamOfEnabled(int64(p.cfg.ThinkingBudget))
@@ -147,7 +146,7 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: encode request: %w", err)
 	}
-	body, err := wire.Assemble("messages", parts, tools, envelope)
+	body, err := wire.AssembleBody("messages", parts, tools, envelope)
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: %w", err)
 	}
@@ -160,6 +159,85 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 type turn struct {
 	lo, hi     int
 	breakpoint bool
+}
+
+// turnsJSON returns the encodings of the turns of msgs, in order. A turn
+// whose messages the last request of the conversation sent at the same
+// positions, in the same turn, is found by comparing them (see
+// [wire.Recent]); the others are encoded or found in the cache by
+// turnJSON. Each message is looked up once, in order, so that every call
+// gets its wire name in names, as when nothing is found.
+func (p *Provider) turnsJSON(msgs []llm.Message, turns []turn, names *wire.Names) ([][]byte, error) {
+	parts := make([][]byte, len(turns))
+	recent := p.recent.Take(msgs)
+	settled := 0 // the messages whose encodings are set
+	defer func() { recent.Done(settled) }()
+	from, fromFound := -1, false // the last assistant message so far, and whether it was found
+	// look looks message i up, keeping it when it is not found; the
+	// encoding kept is set afterwards.
+	look := func(i int) ([]byte, bool, error) {
+		b, ok, err := recent.Lookup(i, msgs[i], names)
+		if err == nil && !ok {
+			recent.Keep(i, msgs[i], nil)
+		}
+		if err == nil && msgs[i].Role == llm.RoleAssistant {
+			from, fromFound = i, ok
+		}
+		return b, ok, err
+	}
+	var key wire.CacheKey
+	for k, t := range turns {
+		// The messages between turns (system messages, empty assistant
+		// messages) are sent in none.
+		for ; settled < t.lo; settled++ {
+			if _, _, err := look(settled); err != nil {
+				return nil, fmt.Errorf("anthropic: message %d: %w", settled+1, err)
+			}
+			recent.SetEncoding(settled, nil, 0)
+		}
+		// A run of results is ordered by the calls of the last assistant
+		// message before it.
+		calls := -1
+		callsFound := true
+		if msgs[t.lo].Role == llm.RoleTool {
+			calls, callsFound = from, fromFound || from < 0
+		}
+		context := uint64(t.hi-t.lo)<<33 | uint64(calls+1)<<1
+		if t.breakpoint {
+			context |= 1
+		}
+		var b []byte
+		found := callsFound
+		for i := t.lo; i < t.hi; i++ {
+			enc, ok, err := look(i)
+			if err != nil {
+				return nil, fmt.Errorf("anthropic: message %d: %w", i+1, err)
+			}
+			if i == t.lo {
+				b = enc
+			}
+			found = found && ok
+		}
+		if !found || b == nil || recent.Context(t.lo) != context {
+			var err error
+			if b, err = p.turnJSON(&key, msgs, t, names); err != nil {
+				return nil, fmt.Errorf("anthropic: message %d: %w", t.lo+1, err)
+			}
+		}
+		parts[k] = b
+		recent.SetEncoding(t.lo, b, context)
+		for i := t.lo + 1; i < t.hi; i++ {
+			recent.SetEncoding(i, nil, 0)
+		}
+		settled = t.hi
+	}
+	for ; settled < len(msgs); settled++ {
+		if _, _, err := look(settled); err != nil {
+			return nil, fmt.Errorf("anthropic: message %d: %w", settled+1, err)
+		}
+		recent.SetEncoding(settled, nil, 0)
+	}
+	return parts, nil
 }
 
 // emptyAssistant reports whether an assistant message has nothing the
