@@ -59,10 +59,14 @@ func BenchmarkReadStream(b *testing.B) {
 }
 
 // benchConversation returns a conversation of n messages in the shape of
-// an agent's: a system prompt and a task, then rounds of an assistant
-// message with one call and its result, of a few hundred bytes each.
+// an agent's: a system prompt and a task (and a second user message when
+// n is odd), then rounds of an assistant message with one call and its
+// result, of a few hundred bytes each.
 func benchConversation(n int) []llm.Message {
 	ms := []llm.Message{{Role: llm.RoleSystem, Content: strings.Repeat("You are wield. ", 40)}, {Role: llm.RoleUser, Content: "Fix the failing test in main.go."}}
+	if n%2 == 1 {
+		ms = append(ms, llm.Message{Role: llm.RoleUser, Content: "Run the tests too."})
+	}
 	for i := 0; len(ms) < n; i++ {
 		ms = append(ms, benchRound(i)...)
 	}
@@ -82,8 +86,10 @@ func benchRound(i int) []llm.Message {
 
 // BenchmarkBuildRequest measures the request build of one round of a
 // conversation with 10, 100 and 1,000 messages of history: the history
-// was sent by the round before, and the last two messages (an assistant
-// message and its result) are new each round.
+// was sent by the round before, and two messages before the last (an
+// assistant message and its result) are new each round. (The last stays,
+// as in a conversation that grows, where the last message of the round
+// before is sent again; the history must not grow here.)
 func BenchmarkBuildRequest(b *testing.B) {
 	tools := []llm.ToolDef{
 		{Name: "read_file", Description: "Read a file.", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"line":{"type":"integer"}},"required":["path"]}`)},
@@ -98,7 +104,7 @@ func BenchmarkBuildRequest(b *testing.B) {
 				}
 				return p
 			}()
-			conv := benchConversation(n)
+			conv := append(benchConversation(n-1), llm.Message{Role: llm.RoleUser, Content: "Go on."})
 			req := &llm.Request{Model: "gemini-test", Messages: conv, Tools: tools}
 			if _, err := p.buildRequest(req); err != nil {
 				b.Fatal(err)
@@ -108,7 +114,7 @@ func BenchmarkBuildRequest(b *testing.B) {
 			for b.Loop() {
 				// New messages each round (making them is a few of the
 				// allocations counted).
-				copy(conv[n-2:], benchRound(i))
+				copy(conv[n-3:], benchRound(i))
 				i++
 				if _, err := p.buildRequest(req); err != nil {
 					b.Fatal(err)

@@ -2,10 +2,10 @@ package gemini
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -138,6 +138,10 @@ type Provider struct {
 	// enc keeps the encoding of the contents and tool lists a
 	// conversation sends again each round (see request.go).
 	enc wire.EncodeCache
+	// recent keeps the last request's messages, so that the next round of
+	// a conversation finds their encodings by comparing them rather than
+	// hashing them.
+	recent wire.Recent
 }
 
 // New returns a provider for cfg. It reads GEMINI_API_KEY, then
@@ -259,10 +263,13 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, handle func(llm
 
 // attempt makes one request and reads its reply.
 func (p *Provider) attempt(ctx context.Context, c *call, handle func(llm.Event)) (*llm.Response, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.modelURL(c.model), bytes.NewReader(c.body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.modelURL(c.model), c.body.Reader())
 	if err != nil {
 		return nil, fmt.Errorf("gemini: %w", err)
 	}
+	// What NewRequest sets for a body in one piece.
+	hreq.ContentLength = int64(c.body.Len())
+	hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(c.body.Reader()), nil }
 	for k, v := range p.cfg.Header {
 		hreq.Header[k] = v
 	}

@@ -65,7 +65,7 @@ const generatedIDPrefix = "gemini_"
 
 // A call is one request, ready to send.
 type call struct {
-	body  []byte
+	body  *wire.Body
 	names *wire.Names
 	model string
 }
@@ -74,9 +74,13 @@ type call struct {
 //
 // The body is assembled from pieces: each content (a run of tool results
 // is one) and the tool list are encoded once and kept in the provider's
-// cache, so that a round encodes only what is new; the system
-// instruction and the generation config are encoded each time. The result
-// is the JSON object json.Marshal makes of the whole request.
+// cache, so that a round encodes only what is new (a conversation resends
+// its whole history every round; a content sent at the same position by
+// the last request of the conversation is found by comparing its
+// messages, see [wire.Recent]); the system instruction and the
+// generation config are encoded each time. The body is read from the
+// pieces, not joined ([wire.Body]). It is the JSON object json.Marshal
+// makes of the whole request.
 func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	model := modelName(req.Model)
 	if model == "" {
@@ -97,8 +101,7 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 		SystemInstruction *content                `json:"systemInstruction,omitempty"`
 		GenerationConfig  *genai.GenerationConfig `json:"generationConfig,omitempty"`
 	}
-	var parts [][]byte
-	var key wire.CacheKey
+	turns := make([]turn, 0, len(req.Messages))
 	var lastCalls []llm.ToolCall // the calls of the latest assistant message
 	msgs := req.Messages
 	for i := 0; i < len(msgs); i++ {
@@ -126,14 +129,11 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 		default:
 			return nil, fmt.Errorf("gemini: message %d: unknown role %q", i+1, m.Role)
 		}
-		b, err := p.turnJSON(&key, msgs, t, names)
-		if err != nil {
-			if t.hi-t.lo > 1 {
-				return nil, fmt.Errorf("gemini: messages %d to %d: %w", t.lo+1, t.hi, err)
-			}
-			return nil, fmt.Errorf("gemini: message %d: %w", t.lo+1, err)
-		}
-		parts = append(parts, b)
+		turns = append(turns, t)
+	}
+	parts, err := p.turnsJSON(msgs, turns, names)
+	if err != nil {
+		return nil, err
 	}
 	gc := &genai.GenerationConfig{MaxOutputTokens: int32(min(req.MaxTokens, 1<<31-1))}
 	if req.Temperature != nil {
@@ -155,7 +155,7 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gemini: encode request: %w", err)
 	}
-	body, err := wire.Assemble("contents", parts, tools, tail)
+	body, err := wire.AssembleBody("contents", parts, tools, tail)
 	if err != nil {
 		return nil, fmt.Errorf("gemini: %w", err)
 	}
@@ -168,6 +168,91 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 type turn struct {
 	lo, hi int
 	calls  []llm.ToolCall
+}
+
+// turnsJSON returns the encodings of the turns of msgs, in order. A turn
+// whose messages the last request of the conversation sent at the same
+// positions, in the same turn, is found by comparing them (see
+// [wire.Recent]); the others are encoded or found in the cache by
+// turnJSON. Each message is looked up once, in order, so that every call
+// gets its wire name in names, as when nothing is found.
+func (p *Provider) turnsJSON(msgs []llm.Message, turns []turn, names *wire.Names) ([][]byte, error) {
+	var parts [][]byte // nil for none: "contents": null, as json.Marshal writes it
+	if len(turns) > 0 {
+		parts = make([][]byte, len(turns))
+	}
+	recent := p.recent.Take(msgs)
+	settled := 0 // the messages whose encodings are set
+	defer func() { recent.Done(settled) }()
+	from, fromFound := -1, false // the last assistant message so far, and whether it was found
+	// look looks message i up, keeping it when it is not found; the
+	// encoding kept is set afterwards.
+	look := func(i int) ([]byte, bool, error) {
+		b, ok, err := recent.Lookup(i, msgs[i], names)
+		if err == nil && !ok {
+			recent.Keep(i, msgs[i], nil)
+		}
+		if err == nil && msgs[i].Role == llm.RoleAssistant {
+			from, fromFound = i, ok
+		}
+		return b, ok, err
+	}
+	turnErr := func(t turn, err error) error {
+		if t.hi-t.lo > 1 {
+			return fmt.Errorf("gemini: messages %d to %d: %w", t.lo+1, t.hi, err)
+		}
+		return fmt.Errorf("gemini: message %d: %w", t.lo+1, err)
+	}
+	var key wire.CacheKey
+	for k, t := range turns {
+		// The messages between contents (system messages, empty assistant
+		// messages) are sent in none.
+		for ; settled < t.lo; settled++ {
+			if _, _, err := look(settled); err != nil {
+				return nil, fmt.Errorf("gemini: message %d: %w", settled+1, err)
+			}
+			recent.SetEncoding(settled, nil, 0)
+		}
+		// A run of results is ordered by and named after the calls of the
+		// last assistant message before it.
+		calls := -1
+		callsFound := true
+		if msgs[t.lo].Role == llm.RoleTool {
+			calls, callsFound = from, fromFound || from < 0
+		}
+		context := uint64(t.hi-t.lo)<<32 | uint64(calls+1)
+		var b []byte
+		found := callsFound
+		for i := t.lo; i < t.hi; i++ {
+			enc, ok, err := look(i)
+			if err != nil {
+				return nil, turnErr(t, err)
+			}
+			if i == t.lo {
+				b = enc
+			}
+			found = found && ok
+		}
+		if !found || b == nil || recent.Context(t.lo) != context {
+			var err error
+			if b, err = p.turnJSON(&key, msgs, t, names); err != nil {
+				return nil, turnErr(t, err)
+			}
+		}
+		parts[k] = b
+		recent.SetEncoding(t.lo, b, context)
+		for i := t.lo + 1; i < t.hi; i++ {
+			recent.SetEncoding(i, nil, 0)
+		}
+		settled = t.hi
+	}
+	for ; settled < len(msgs); settled++ {
+		if _, _, err := look(settled); err != nil {
+			return nil, fmt.Errorf("gemini: message %d: %w", settled+1, err)
+		}
+		recent.SetEncoding(settled, nil, 0)
+	}
+	return parts, nil
 }
 
 // emptyModelContent reports whether an assistant message has no part to

@@ -175,15 +175,15 @@ func TestBuildRequestMatchesTheOracle(t *testing.T) {
 					t.Fatal(err)
 				}
 				var gv, wv any
-				if err := json.Unmarshal(got.body, &gv); err != nil {
-					t.Fatalf("the body is not JSON: %v\n%s", err, got.body)
+				if err := json.Unmarshal(got.body.Bytes(), &gv); err != nil {
+					t.Fatalf("the body is not JSON: %v\n%s", err, got.body.Bytes())
 				}
 				want := sdkBody(t, p, req)
 				if err := json.Unmarshal(want, &wv); err != nil {
 					t.Fatal(err)
 				}
 				if !reflect.DeepEqual(gv, wv) {
-					t.Fatalf("%d messages: the body differs from the oracle's\n got %s\nwant %s", n, got.body, want)
+					t.Fatalf("%d messages: the body differs from the oracle's\n got %s\nwant %s", n, got.body.Bytes(), want)
 				}
 			}
 		})
@@ -192,7 +192,7 @@ func TestBuildRequestMatchesTheOracle(t *testing.T) {
 
 // editConversation changes conv the ways a caller may between rounds and
 // returns it: a message's text or a call's arguments changed in place,
-// a message replaced, removed or moved, the history compacted into a
+// a message replaced, removed or moved, the calls of one reordered, the history compacted into a
 // summary, the messages of one round dropped. The first messages (the
 // system prompt and the task) stay.
 func editConversation(r *rand.Rand, conv []llm.Message, keep int) []llm.Message {
@@ -200,7 +200,7 @@ func editConversation(r *rand.Rand, conv []llm.Message, keep int) []llm.Message 
 		return conv
 	}
 	i := keep + r.IntN(len(conv)-keep)
-	switch r.IntN(7) {
+	switch r.IntN(8) {
 	case 0: // new text, in place
 		conv[i].Content += " (edited)"
 	case 1: // arguments changed in place, in the caller's own bytes
@@ -222,7 +222,15 @@ func editConversation(r *rand.Rand, conv []llm.Message, keep int) []llm.Message 
 		}
 	case 5: // compacted: a summary stands for the messages before i
 		conv = slices.Concat(conv[:keep], []llm.Message{{Role: llm.RoleUser, Content: "Summary of the work so far."}}, conv[i:])
-	case 6: // nothing
+	case 6: // the calls of an assistant message reordered
+		for j := i; j < len(conv); j++ {
+			if len(conv[j].ToolCalls) > 1 {
+				conv[j].ToolCalls = slices.Clone(conv[j].ToolCalls)
+				slices.Reverse(conv[j].ToolCalls)
+				break
+			}
+		}
+	case 7: // nothing
 	}
 	return conv
 }
@@ -297,4 +305,62 @@ func TestBuildRequestIncrementalIsFromScratch(t *testing.T) {
 }
 
 // bodyBytes returns the body of c.
-func bodyBytes(c *call) []byte { return c.body }
+func bodyBytes(c *call) []byte { return c.body.Bytes() }
+
+// TestBuildRequestRunsChangeShape sends, in turn, conversations whose
+// runs of tool results start, end and are ordered differently at the same
+// positions, and checks each body byte for byte against one built from
+// scratch: an encoding kept for a run must not serve a run of other
+// messages or other calls.
+func TestBuildRequestRunsChangeShape(t *testing.T) {
+	call := func(id string) llm.ToolCall {
+		return llm.ToolCall{ID: id, Name: "read_file", Arguments: json.RawMessage(`{"path":"` + id + `"}`)}
+	}
+	result := func(id, text string) llm.Message {
+		return llm.Message{Role: llm.RoleTool, ToolCallID: id, ToolName: "read_file", Content: text}
+	}
+	sys := llm.Message{Role: llm.RoleSystem, Content: "You are wield."}
+	task := llm.Message{Role: llm.RoleUser, Content: "Read them."}
+	asked := llm.Message{Role: llm.RoleAssistant, Content: "Reading.", ToolCalls: []llm.ToolCall{call("c0"), call("c1"), call("c2")}}
+	reordered := asked
+	reordered.ToolCalls = []llm.ToolCall{call("c2"), call("c1"), call("c0")}
+	more := llm.Message{Role: llm.RoleUser, Content: "And then?"}
+	// A request continues the memory of the one before when its first
+	// message and the last one kept are the same: most end alike.
+	end := llm.Message{Role: llm.RoleUser, Content: "Go on."}
+	convs := [][]llm.Message{
+		{sys, task, asked, more, result("c1", "one"), result("c2", "two"), end},
+		{sys, task, asked, result("c0", "zero"), result("c1", "one"), result("c2", "two, again"), end},
+		{sys, task, asked, more, result("c1", "one"), result("c2", "two, again"), end},
+		{sys, task, reordered, more, result("c1", "one"), result("c2", "two, again"), end},
+		{sys, task, reordered, more, result("c1", "one"), end},
+		{sys, task, reordered, more, result("c1", "one"), result("c2", "two, again"), end},
+		{sys, task, reordered, more, result("c1", "one"), more, end},
+		{sys, task, asked, result("c1", "one"), result("c2", "two, again"), end},
+		{sys, task, asked, result("c1", "one"), more, result("c2", "two, again"), end},
+		{sys, task, asked, result("c1", "one"), result("c2", "two, again"), more, end},
+		{sys, task, asked, result("c1", "one"), result("c2", "two, again"), more},
+	}
+	p, err := New(Config{BaseURL: "http://127.0.0.1:1", APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, conv := range convs {
+		req := &llm.Request{Model: "gemini-test", Messages: conv}
+		got, err := p.buildRequest(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := New(Config{BaseURL: "http://127.0.0.1:1", APIKey: "k"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := fresh.buildRequest(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := bodyBytes(got), bodyBytes(want); !bytes.Equal(g, w) {
+			t.Fatalf("conversation %d: the body differs from the one built from scratch\n got %s\nwant %s", i, g, w)
+		}
+	}
+}
