@@ -326,6 +326,7 @@ func TestBuildRequestRunsChangeShape(t *testing.T) {
 		{sys, task, reordered, more, result("c1", "one"), result("c2", "two, again"), end},
 		{sys, task, reordered, more, result("c1", "one"), end},
 		{sys, task, reordered, more, result("c1", "one"), result("c2", "two, again"), end},
+		{sys, task, reordered, more, result("c1", "one"), more, end},
 		{sys, task, asked, result("c1", "one"), result("c2", "two, again"), end},
 		{sys, task, asked, result("c1", "one"), more, result("c2", "two, again"), end},
 		{sys, task, asked, result("c1", "one"), result("c2", "two, again"), more, end},
