@@ -195,14 +195,16 @@ func (p *Provider) turnsJSON(msgs []llm.Message, turns []turn, names *wire.Names
 			}
 			recent.SetEncoding(settled, nil, 0)
 		}
-		// A run of results is ordered by the calls of the last assistant
-		// message before it.
-		calls := -1
-		callsFound := true
+		// Besides its messages, the encoding depends on their number, on
+		// the calls of the last assistant message before a run of results
+		// (their order is the run's), which must be the message found
+		// again at the same position, and on the breakpoint: the context
+		// kept with it says which.
+		callsAt, callsFound := -1, true
 		if msgs[t.lo].Role == llm.RoleTool {
-			calls, callsFound = from, fromFound || from < 0
+			callsAt, callsFound = from, fromFound || from < 0
 		}
-		context := uint64(t.hi-t.lo)<<33 | uint64(calls+1)<<1
+		context := uint64(t.hi-t.lo)<<33 | uint64(callsAt+1)<<1
 		if t.breakpoint {
 			context |= 1
 		}

@@ -213,14 +213,16 @@ func (p *Provider) turnsJSON(msgs []llm.Message, turns []turn, names *wire.Names
 			}
 			recent.SetEncoding(settled, nil, 0)
 		}
-		// A run of results is ordered by and named after the calls of the
-		// last assistant message before it.
-		calls := -1
-		callsFound := true
+		// Besides its messages, the encoding depends on their number and
+		// on the calls of the last assistant message before a run of
+		// results (which order and name the results), which must be the
+		// message found again at the same position: the context kept with
+		// it says which.
+		callsAt, callsFound := -1, true
 		if msgs[t.lo].Role == llm.RoleTool {
-			calls, callsFound = from, fromFound || from < 0
+			callsAt, callsFound = from, fromFound || from < 0
 		}
-		context := uint64(t.hi-t.lo)<<32 | uint64(calls+1)
+		context := uint64(t.hi-t.lo)<<32 | uint64(callsAt+1)
 		var b []byte
 		found := callsFound
 		for i := t.lo; i < t.hi; i++ {
