@@ -232,66 +232,78 @@ func editConversation(r *rand.Rand, conv []llm.Message, keep int) []llm.Message 
 // turns (a subagent's), and checks that every body is byte for byte the
 // one a new provider, with nothing cached, builds for the same request.
 func TestBuildRequestIncrementalIsFromScratch(t *testing.T) {
+	for seed := range uint64(30) {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) { buildIncrementally(t, seed, 5) })
+	}
+}
+
+// FuzzBuildRequestIncremental is TestBuildRequestIncrementalIsFromScratch
+// for the conversations and edits of any seed.
+func FuzzBuildRequestIncremental(f *testing.F) {
+	f.Add(uint64(0), uint64(5))
+	f.Add(uint64(4), uint64(1))
+	f.Fuzz(func(t *testing.T, seed, stream uint64) { buildIncrementally(t, seed, stream) })
+}
+
+// buildIncrementally is the test of TestBuildRequestIncrementalIsFromScratch
+// for the conversations and edits the seed and the stream pick.
+func buildIncrementally(t *testing.T, seed, stream uint64) {
 	tools := []llm.ToolDef{
 		{Name: "read_file", Description: "Read a file.", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
 		{Name: "run_shell_command", InputSchema: json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}}}`)},
 		{Name: "mcp:server/tool name", Description: "A name that needs a wire form.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		{Name: "a.b", Description: "Dots."},
 	}
-	for seed := range uint64(30) {
-		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
-			r := rand.New(rand.NewPCG(seed, 5))
-			cfg := Config{BaseURL: "http://127.0.0.1:1", APIKey: "k", NoCache: seed%3 == 1, ThinkingBudget: 1024 * int(seed%3/2)}
-			p, err := New(cfg)
-			if err != nil {
-				t.Fatal(err)
+	r := rand.New(rand.NewPCG(seed, stream))
+	cfg := Config{BaseURL: "http://127.0.0.1:1", APIKey: "k", NoCache: seed%3 == 1, ThinkingBudget: 1024 * int(seed%3/2)}
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seed%5 == 4 {
+		p.enc.Max = 2 << 10 // small: the cache starts over often
+	}
+	// Two conversations, each sent up to a growing length.
+	var convs [2][]llm.Message
+	var sent [2]int
+	for k := range convs {
+		convs[k] = randomConversation(r, 10+r.IntN(10))
+		sent[k] = 2
+	}
+	for round := 0; round < 60; round++ {
+		k := 0
+		if r.IntN(4) == 0 {
+			k = 1
+		}
+		if sent[k] >= len(convs[k]) {
+			continue
+		}
+		sent[k] = min(len(convs[k]), sent[k]+1+r.IntN(4))
+		if r.IntN(3) == 0 {
+			before := len(convs[k])
+			convs[k] = editConversation(r, convs[k], 2)
+			sent[k] = max(2, min(len(convs[k]), sent[k]+len(convs[k])-before))
+		}
+		req := &llm.Request{Model: "claude-test", Messages: convs[k][:sent[k]], Tools: tools[:r.IntN(len(tools)+1)], MaxTokens: 2000 * r.IntN(2)}
+		if r.IntN(3) == 0 {
+			temp := 0.5
+			req.Temperature = &temp
+		}
+		got, gotErr := p.buildRequest(req)
+		fresh, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantErr := fresh.buildRequest(req)
+		if gotErr != nil || wantErr != nil {
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Fatalf("round %d: error %v, from scratch %v", round, gotErr, wantErr)
 			}
-			if seed%5 == 4 {
-				p.enc.Max = 2 << 10 // small: the cache starts over often
-			}
-			// Two conversations, each sent up to a growing length.
-			var convs [2][]llm.Message
-			var sent [2]int
-			for k := range convs {
-				convs[k] = randomConversation(r, 10+r.IntN(10))
-				sent[k] = 2
-			}
-			for round := 0; round < 60; round++ {
-				k := 0
-				if r.IntN(4) == 0 {
-					k = 1
-				}
-				if sent[k] >= len(convs[k]) {
-					continue
-				}
-				sent[k] = min(len(convs[k]), sent[k]+1+r.IntN(4))
-				if r.IntN(3) == 0 {
-					before := len(convs[k])
-					convs[k] = editConversation(r, convs[k], 2)
-					sent[k] = max(2, min(len(convs[k]), sent[k]+len(convs[k])-before))
-				}
-				req := &llm.Request{Model: "claude-test", Messages: convs[k][:sent[k]], Tools: tools[:r.IntN(len(tools)+1)], MaxTokens: 2000 * r.IntN(2)}
-				if r.IntN(3) == 0 {
-					temp := 0.5
-					req.Temperature = &temp
-				}
-				got, gotErr := p.buildRequest(req)
-				fresh, err := New(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, wantErr := fresh.buildRequest(req)
-				if gotErr != nil || wantErr != nil {
-					if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
-						t.Fatalf("round %d: error %v, from scratch %v", round, gotErr, wantErr)
-					}
-					continue
-				}
-				if g, w := bodyBytes(got), bodyBytes(want); !bytes.Equal(g, w) {
-					t.Fatalf("round %d, %d messages: the body differs from the one built from scratch\n got %s\nwant %s", round, len(req.Messages), g, w)
-				}
-			}
-		})
+			continue
+		}
+		if g, w := bodyBytes(got), bodyBytes(want); !bytes.Equal(g, w) {
+			t.Fatalf("round %d, %d messages: the body differs from the one built from scratch\n got %s\nwant %s", round, len(req.Messages), g, w)
+		}
 	}
 }
 
