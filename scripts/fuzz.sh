@@ -20,17 +20,25 @@ fi
 [ $# -gt 0 ] || set -- ./...
 
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+bin=$(mktemp -d)
+trap 'rm -rf "$out" "$bin"' EXIT
+fuzzcache="$(go env GOCACHE)/fuzz" # where go test -fuzz keeps what it learns
 targets=0
 start=$SECONDS
 for pkg in $(go list "$@"); do
   dir=$(go list -f '{{.Dir}}' "$pkg")
-  # Only packages whose test files declare a fuzz target are listed (go test
-  # -list builds the test binary, so this skips the build for the others).
+  # Only packages whose test files declare a fuzz target are built.
   grep -qs '^func Fuzz' "$dir"/*_test.go || continue
-  for fn in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
+  # One instrumented test binary per package, run once per target: go test
+  # -fuzz would link it again for each (seconds apiece for the large ones).
+  # It runs in the package's directory, so that it reads the seeds in
+  # testdata/fuzz and writes a failing input there, as go test does.
+  test="$bin/$(echo "$pkg" | tr / _).test"
+  go test -c -o "$test" -fuzz=. "$pkg"
+  for fn in $(cd "$dir" && "$test" -test.list '^Fuzz' | grep '^Fuzz' || true); do
     echo "-- $pkg $fn ($fuzztime)"
-    if ! go test -run='^$' -fuzz="^${fn}\$" -fuzztime="$fuzztime" "$pkg" >"$out" 2>&1; then
+    if ! (cd "$dir" && "$test" -test.run='^$' -test.fuzz="^${fn}\$" -test.fuzztime="$fuzztime" \
+      -test.fuzzcachedir="$fuzzcache/$pkg") >"$out" 2>&1; then
       # go test -fuzz can end a clean run with "context deadline exceeded"
       # when -fuzztime runs out while a worker is busy (a race in the Go
       # toolchain's fuzzing coordinator, seen on loaded machines). It then
