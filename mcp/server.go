@@ -91,8 +91,10 @@ func NewServer(reg *tool.Registry, opts *ServerOptions) (*Server, error) {
 // registry that build returns, and runs build on a goroutine of its own,
 // with ctx. Until build returns, the server answers the handshake and
 // pings over stdio and holds the tools/ requests; then it answers them
-// as a server from [NewServer] would. Over HTTP every request waits. So a client's handshake does not wait for tools
-// that take long to build, or for MCP servers they mount.
+// as a server from [NewServer] would. So a client's handshake does not
+// wait for tools that take long to build, or for the MCP servers they
+// mount. Over HTTP every request waits for build. build should return
+// when ctx is done.
 //
 // If build fails, [Server.ServeStdio] returns its error and the HTTP
 // handler answers 503 Service Unavailable; [Server.Ready] reports it.
