@@ -86,7 +86,7 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 		return nil, err
 	}
 	params := anthropicsdk.MessageNewParams{Model: anthropicsdk.Model(model), MaxTokens: int64(maxTokens)}
-	turns := make([]turn, 0, len(req.Messages))
+	turns := make([]wire.Turn, 0, len(req.Messages))
 	for i := 0; i < len(req.Messages); i++ {
 		m := req.Messages[i]
 		switch m.Role {
@@ -98,7 +98,7 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 			if m.Content == "" {
 				return nil, fmt.Errorf("anthropic: message %d: a user message has no text, which the API rejects", i+1)
 			}
-			turns = append(turns, turn{lo: i, hi: i + 1})
+			turns = append(turns, wire.Turn{Lo: i, Hi: i + 1})
 		case llm.RoleTool:
 			// Consecutive results answer one assistant message: they go in one
 			// user message, in the order of its calls.
@@ -106,11 +106,11 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 			for j < len(req.Messages) && req.Messages[j].Role == llm.RoleTool {
 				j++
 			}
-			turns = append(turns, turn{lo: i, hi: j})
+			turns = append(turns, wire.Turn{Lo: i, Hi: j})
 			i = j - 1
 		case llm.RoleAssistant:
 			if !emptyAssistant(m) { // an empty assistant message says nothing; the API rejects it
-				turns = append(turns, turn{lo: i, hi: i + 1})
+				turns = append(turns, wire.Turn{Lo: i, Hi: i + 1})
 			}
 		default:
 			return nil, fmt.Errorf("anthropic: message %d: unknown role %q", i+1, m.Role)
@@ -123,13 +123,16 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	// turn, carries a prompt-cache breakpoint.
 	if !p.cfg.NoCache {
 		for k := len(turns) - 2; k >= 0; k-- {
-			if req.Messages[turns[k].lo].Role == llm.RoleAssistant {
-				turns[k].breakpoint = true
+			if req.Messages[turns[k].Lo].Role == llm.RoleAssistant {
+				turns[k].Flag = true // the breakpoint
 				break
 			}
 		}
 	}
-	parts, err := p.turnsJSON(req.Messages, turns, names)
+	var key wire.CacheKey
+	parts, err := wire.Turns(&p.recent, req.Messages, turns, names, "anthropic", func(k int) ([]byte, error) {
+		return p.turnJSON(&key, req.Messages, turns[k], names)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -153,95 +156,6 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	return &call{body: body, names: names, model: model}, nil
 }
 
-// A turn is one message of the API's conversation: wield's messages
-// lo to hi (a user message, an assistant message, or a run of tool
-// results), and whether it carries the prompt-cache breakpoint.
-type turn struct {
-	lo, hi     int
-	breakpoint bool
-}
-
-// turnsJSON returns the encodings of the turns of msgs, in order. A turn
-// whose messages the last request of the conversation sent at the same
-// positions, in the same turn, is found by comparing them (see
-// [wire.Recent]); the others are encoded or found in the cache by
-// turnJSON. Each message is looked up once, in order, so that every call
-// gets its wire name in names, as when nothing is found.
-func (p *Provider) turnsJSON(msgs []llm.Message, turns []turn, names *wire.Names) ([][]byte, error) {
-	parts := make([][]byte, len(turns))
-	recent := p.recent.Take(msgs)
-	settled := 0 // the messages whose encodings are set
-	defer func() { recent.Done(settled) }()
-	from, fromFound := -1, false // the last assistant message so far, and whether it was found
-	// look looks message i up, keeping it when it is not found; the
-	// encoding kept is set afterwards.
-	look := func(i int) ([]byte, bool, error) {
-		b, ok, err := recent.Lookup(i, msgs[i], names)
-		if err == nil && !ok {
-			recent.Keep(i, msgs[i], nil)
-		}
-		if err == nil && msgs[i].Role == llm.RoleAssistant {
-			from, fromFound = i, ok
-		}
-		return b, ok, err
-	}
-	var key wire.CacheKey
-	for k, t := range turns {
-		// The messages between turns (system messages, empty assistant
-		// messages) are sent in none.
-		for ; settled < t.lo; settled++ {
-			if _, _, err := look(settled); err != nil {
-				return nil, fmt.Errorf("anthropic: message %d: %w", settled+1, err)
-			}
-			recent.SetEncoding(settled, nil, 0)
-		}
-		// Besides its messages, the encoding depends on their number, on
-		// the calls of the last assistant message before a run of results
-		// (their order is the run's), which must be the message found
-		// again at the same position, and on the breakpoint: the context
-		// kept with it says which.
-		callsAt, callsFound := -1, true
-		if msgs[t.lo].Role == llm.RoleTool {
-			callsAt, callsFound = from, fromFound || from < 0
-		}
-		context := uint64(t.hi-t.lo)<<33 | uint64(callsAt+1)<<1
-		if t.breakpoint {
-			context |= 1
-		}
-		var b []byte
-		found := callsFound
-		for i := t.lo; i < t.hi; i++ {
-			enc, ok, err := look(i)
-			if err != nil {
-				return nil, fmt.Errorf("anthropic: message %d: %w", i+1, err)
-			}
-			if i == t.lo {
-				b = enc
-			}
-			found = found && ok
-		}
-		if !found || b == nil || recent.Context(t.lo) != context {
-			var err error
-			if b, err = p.turnJSON(&key, msgs, t, names); err != nil {
-				return nil, fmt.Errorf("anthropic: message %d: %w", t.lo+1, err)
-			}
-		}
-		parts[k] = b
-		recent.SetEncoding(t.lo, b, context)
-		for i := t.lo + 1; i < t.hi; i++ {
-			recent.SetEncoding(i, nil, 0)
-		}
-		settled = t.hi
-	}
-	for ; settled < len(msgs); settled++ {
-		if _, _, err := look(settled); err != nil {
-			return nil, fmt.Errorf("anthropic: message %d: %w", settled+1, err)
-		}
-		recent.SetEncoding(settled, nil, 0)
-	}
-	return parts, nil
-}
-
 // emptyAssistant reports whether an assistant message has nothing the
 // API would be sent: no thinking block of this provider's, no text, no
 // call.
@@ -259,25 +173,25 @@ func emptyAssistant(m llm.Message) bool {
 
 // turnJSON returns the encoding of one turn of msgs, from the cache when
 // it was sent before the same way. k is scratch space for the key.
-func (p *Provider) turnJSON(k *wire.CacheKey, msgs []llm.Message, t turn, names *wire.Names) ([]byte, error) {
+func (p *Provider) turnJSON(k *wire.CacheKey, msgs []llm.Message, t wire.Turn, names *wire.Names) ([]byte, error) {
 	p.enc.Reset(k)
-	if t.breakpoint {
+	if t.Flag { // the prompt-cache breakpoint
 		k.Int(1)
 	} else {
 		k.Int(0)
 	}
-	first := msgs[t.lo]
+	first := msgs[t.Lo]
 	k.String(string(first.Role))
 	var calls []llm.ToolCall
 	if first.Role == llm.RoleTool {
 		// The order of the results follows the calls they answer.
-		calls = lastCalls(msgs[:t.lo])
+		calls = wire.LastCalls(msgs[:t.Lo])
 		k.Int(len(calls))
 		for _, c := range calls {
 			k.String(c.ID)
 		}
 	}
-	for _, m := range msgs[t.lo:t.hi] {
+	for _, m := range msgs[t.Lo:t.Hi] {
 		if err := wire.MessageKey(k, m, names); err != nil {
 			return nil, err
 		}
@@ -291,14 +205,14 @@ func (p *Provider) turnJSON(k *wire.CacheKey, msgs []llm.Message, t turn, names 
 	case llm.RoleUser:
 		msg = anthropicsdk.NewUserMessage(anthropicsdk.NewTextBlock(first.Content))
 	case llm.RoleTool:
-		msg, err = toolResults(msgs[t.lo:t.hi], calls)
+		msg, err = toolResults(msgs[t.Lo:t.Hi], calls)
 	default:
 		msg, err = assistant(first, names)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if t.breakpoint {
+	if t.Flag {
 		markLastCacheable(&msg)
 	}
 	b, err := json.Marshal(msg)
@@ -398,14 +312,6 @@ func toolParam(t llm.ToolDef, names *wire.Names) (*anthropicsdk.ToolParam, error
 }
 
 // lastCalls returns the tool calls of the last assistant message in msgs.
-func lastCalls(msgs []llm.Message) []llm.ToolCall {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == llm.RoleAssistant {
-			return msgs[i].ToolCalls
-		}
-	}
-	return nil
-}
 
 // toolResults converts a run of tool messages into one user message of
 // tool_result blocks, in the order of calls (results for unknown ids

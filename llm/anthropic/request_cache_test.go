@@ -44,7 +44,7 @@ func sdkBody(t *testing.T, p *Provider, req *llm.Request) []byte {
 			for j < len(req.Messages) && req.Messages[j].Role == llm.RoleTool {
 				j++
 			}
-			msg, err := toolResults(req.Messages[i:j], lastCalls(req.Messages[:i]))
+			msg, err := toolResults(req.Messages[i:j], wire.LastCalls(req.Messages[:i]))
 			if err != nil {
 				t.Fatal(err)
 			}

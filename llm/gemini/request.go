@@ -101,12 +101,11 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 		SystemInstruction *content                `json:"systemInstruction,omitempty"`
 		GenerationConfig  *genai.GenerationConfig `json:"generationConfig,omitempty"`
 	}
-	turns := make([]turn, 0, len(req.Messages))
-	var lastCalls []llm.ToolCall // the calls of the latest assistant message
+	turns := make([]wire.Turn, 0, len(req.Messages))
 	msgs := req.Messages
 	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]
-		t := turn{lo: i, hi: i + 1}
+		t := wire.Turn{Lo: i, Hi: i + 1}
 		switch m.Role {
 		case llm.RoleSystem:
 			if rest.SystemInstruction == nil {
@@ -116,24 +115,28 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 			continue
 		case llm.RoleUser:
 		case llm.RoleAssistant:
-			lastCalls = m.ToolCalls
 			if emptyModelContent(m) {
 				continue
 			}
 		case llm.RoleTool:
-			for t.hi < len(msgs) && msgs[t.hi].Role == llm.RoleTool {
-				t.hi++
+			for t.Hi < len(msgs) && msgs[t.Hi].Role == llm.RoleTool {
+				t.Hi++
 			}
-			t.calls = lastCalls
-			i = t.hi - 1
+			i = t.Hi - 1
 		default:
 			return nil, fmt.Errorf("gemini: message %d: unknown role %q", i+1, m.Role)
 		}
 		turns = append(turns, t)
 	}
-	parts, err := p.turnsJSON(msgs, turns, names)
+	var key wire.CacheKey
+	parts, err := wire.Turns(&p.recent, msgs, turns, names, "gemini", func(k int) ([]byte, error) {
+		return p.turnJSON(&key, msgs, turns[k], names)
+	})
 	if err != nil {
 		return nil, err
+	}
+	if len(parts) == 0 {
+		parts = nil // "contents": null, as json.Marshal writes it
 	}
 	gc := &genai.GenerationConfig{MaxOutputTokens: int32(min(req.MaxTokens, 1<<31-1))}
 	if req.Temperature != nil {
@@ -162,101 +165,6 @@ func (p *Provider) buildRequest(req *llm.Request) (*call, error) {
 	return &call{body: body, names: names, model: model}, nil
 }
 
-// A turn is one content of the conversation: wield's messages lo to hi (a
-// user message, an assistant message, or a run of tool results, with the
-// calls of the assistant message they answer).
-type turn struct {
-	lo, hi int
-	calls  []llm.ToolCall
-}
-
-// turnsJSON returns the encodings of the turns of msgs, in order. A turn
-// whose messages the last request of the conversation sent at the same
-// positions, in the same turn, is found by comparing them (see
-// [wire.Recent]); the others are encoded or found in the cache by
-// turnJSON. Each message is looked up once, in order, so that every call
-// gets its wire name in names, as when nothing is found.
-func (p *Provider) turnsJSON(msgs []llm.Message, turns []turn, names *wire.Names) ([][]byte, error) {
-	var parts [][]byte // nil for none: "contents": null, as json.Marshal writes it
-	if len(turns) > 0 {
-		parts = make([][]byte, len(turns))
-	}
-	recent := p.recent.Take(msgs)
-	settled := 0 // the messages whose encodings are set
-	defer func() { recent.Done(settled) }()
-	from, fromFound := -1, false // the last assistant message so far, and whether it was found
-	// look looks message i up, keeping it when it is not found; the
-	// encoding kept is set afterwards.
-	look := func(i int) ([]byte, bool, error) {
-		b, ok, err := recent.Lookup(i, msgs[i], names)
-		if err == nil && !ok {
-			recent.Keep(i, msgs[i], nil)
-		}
-		if err == nil && msgs[i].Role == llm.RoleAssistant {
-			from, fromFound = i, ok
-		}
-		return b, ok, err
-	}
-	turnErr := func(t turn, err error) error {
-		if t.hi-t.lo > 1 {
-			return fmt.Errorf("gemini: messages %d to %d: %w", t.lo+1, t.hi, err)
-		}
-		return fmt.Errorf("gemini: message %d: %w", t.lo+1, err)
-	}
-	var key wire.CacheKey
-	for k, t := range turns {
-		// The messages between contents (system messages, empty assistant
-		// messages) are sent in none.
-		for ; settled < t.lo; settled++ {
-			if _, _, err := look(settled); err != nil {
-				return nil, fmt.Errorf("gemini: message %d: %w", settled+1, err)
-			}
-			recent.SetEncoding(settled, nil, 0)
-		}
-		// Besides its messages, the encoding depends on their number and
-		// on the calls of the last assistant message before a run of
-		// results (which order and name the results), which must be the
-		// message found again at the same position: the context kept with
-		// it says which.
-		callsAt, callsFound := -1, true
-		if msgs[t.lo].Role == llm.RoleTool {
-			callsAt, callsFound = from, fromFound || from < 0
-		}
-		context := uint64(t.hi-t.lo)<<32 | uint64(callsAt+1)
-		var b []byte
-		found := callsFound
-		for i := t.lo; i < t.hi; i++ {
-			enc, ok, err := look(i)
-			if err != nil {
-				return nil, turnErr(t, err)
-			}
-			if i == t.lo {
-				b = enc
-			}
-			found = found && ok
-		}
-		if !found || b == nil || recent.Context(t.lo) != context {
-			var err error
-			if b, err = p.turnJSON(&key, msgs, t, names); err != nil {
-				return nil, turnErr(t, err)
-			}
-		}
-		parts[k] = b
-		recent.SetEncoding(t.lo, b, context)
-		for i := t.lo + 1; i < t.hi; i++ {
-			recent.SetEncoding(i, nil, 0)
-		}
-		settled = t.hi
-	}
-	for ; settled < len(msgs); settled++ {
-		if _, _, err := look(settled); err != nil {
-			return nil, fmt.Errorf("gemini: message %d: %w", settled+1, err)
-		}
-		recent.SetEncoding(settled, nil, 0)
-	}
-	return parts, nil
-}
-
 // emptyModelContent reports whether an assistant message has no part to
 // send: no signed thought of this provider's, no text, no call.
 func emptyModelContent(m llm.Message) bool {
@@ -273,14 +181,16 @@ func emptyModelContent(m llm.Message) bool {
 
 // turnJSON returns the encoding of one content of msgs, from the cache
 // when it was sent before the same way. k is scratch space for the key.
-func (p *Provider) turnJSON(k *wire.CacheKey, msgs []llm.Message, t turn, names *wire.Names) ([]byte, error) {
+func (p *Provider) turnJSON(k *wire.CacheKey, msgs []llm.Message, t wire.Turn, names *wire.Names) ([]byte, error) {
 	p.enc.Reset(k)
-	first := msgs[t.lo]
+	first := msgs[t.Lo]
 	k.String(string(first.Role))
+	var calls []llm.ToolCall
 	if first.Role == llm.RoleTool {
 		// A response is ordered by and named after the call it answers.
-		k.Int(len(t.calls))
-		for _, c := range t.calls {
+		calls = wire.LastCalls(msgs[:t.Lo])
+		k.Int(len(calls))
+		for _, c := range calls {
 			w, err := names.Wire(c.Name)
 			if err != nil {
 				return nil, err
@@ -289,7 +199,7 @@ func (p *Provider) turnJSON(k *wire.CacheKey, msgs []llm.Message, t turn, names 
 			k.String(w)
 		}
 	}
-	for _, m := range msgs[t.lo:t.hi] {
+	for _, m := range msgs[t.Lo:t.Hi] {
 		if err := wire.MessageKey(k, m, names); err != nil {
 			return nil, err
 		}
@@ -307,7 +217,7 @@ func (p *Provider) turnJSON(k *wire.CacheKey, msgs []llm.Message, t turn, names 
 			return nil, err
 		}
 	default:
-		parts, err := responseParts(msgs[t.lo:t.hi], t.calls, names)
+		parts, err := responseParts(msgs[t.Lo:t.Hi], calls, names)
 		if err != nil {
 			return nil, err
 		}
