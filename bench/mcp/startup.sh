@@ -23,7 +23,7 @@
 # machine makes cost 8 to 15 µs apiece:
 #
 #                                      median   p90   min  faults
-#   wield mcp before (d92dc4d)           94.9  100.5  90.8   3038
+#   wield mcp before (1ed67ff)           94.9  100.5  90.8   3038
 #   wield mcp (BuildServer, PollStdin)   51.1   59.5  47.0   2640
 #   wield mcp --tools echo               51.6   56.4  46.1   2304
 #   mcp-go echo                          30.7   32.4  27.8   1028
