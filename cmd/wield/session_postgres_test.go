@@ -15,6 +15,7 @@ import (
 
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/session/pgstore"
+	"github.com/wieldhq/wield/session/pgstore/pgtest"
 	"github.com/wieldhq/wield/session/sessiontest"
 )
 
@@ -24,13 +25,7 @@ import (
 // unless WIELD_ALLOW_SKIP=1 on a machine where CI is unset.
 func postgresDatabase(t *testing.T) string {
 	t.Helper()
-	server := os.Getenv("WIELD_POSTGRES_URL")
-	if server == "" {
-		if os.Getenv("WIELD_ALLOW_SKIP") == "1" && os.Getenv("CI") == "" {
-			t.Skip("WIELD_POSTGRES_URL is not set (run the tests under scripts/postgres.sh --exec)")
-		}
-		t.Fatal("WIELD_POSTGRES_URL is not set: run the tests under scripts/postgres.sh --exec go test …, which starts a server")
-	}
+	server := pgtest.URL(t)
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	name := "wield_cli_" + hex.EncodeToString(b[:])
