@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"slices"
 	"testing"
 
 	anthropicsdk "github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/internal/wire"
+	"github.com/wieldhq/wield/llm/internal/wire/wiretest"
 )
 
 // sdkBody is the oracle for buildRequest: the whole request as the SDK
@@ -181,51 +181,6 @@ func TestBuildRequestMatchesTheSDK(t *testing.T) {
 	}
 }
 
-// editConversation changes conv the ways a caller may between rounds and
-// returns it: a message's text or a call's arguments changed in place,
-// a message replaced, removed or moved, the calls of one reordered, the history compacted into a
-// summary, the messages of one round dropped. The first messages (the
-// system prompt and the task) stay.
-func editConversation(r *rand.Rand, conv []llm.Message, keep int) []llm.Message {
-	if len(conv) <= keep+1 {
-		return conv
-	}
-	i := keep + r.IntN(len(conv)-keep)
-	switch r.IntN(8) {
-	case 0: // new text, in place
-		conv[i].Content += " (edited)"
-	case 1: // arguments changed in place, in the caller's own bytes
-		for j := i; j < len(conv); j++ {
-			if cs := conv[j].ToolCalls; len(cs) > 0 && len(cs[0].Arguments) > 2 {
-				cs[0].Arguments[len(cs[0].Arguments)-2]++
-				break
-			}
-		}
-	case 2: // a message replaced by a copy with other thinking
-		m := conv[i]
-		m.Thinking = append(slices.Clone(m.Thinking), llm.Thinking{Provider: providerName, Text: "again", Signature: "sig2"})
-		conv[i] = m
-	case 3: // removed
-		conv = slices.Delete(conv, i, i+1)
-	case 4: // moved one place up
-		if i > keep {
-			conv[i-1], conv[i] = conv[i], conv[i-1]
-		}
-	case 5: // compacted: a summary stands for the messages before i
-		conv = slices.Concat(conv[:keep], []llm.Message{{Role: llm.RoleUser, Content: "Summary of the work so far."}}, conv[i:])
-	case 6: // the calls of an assistant message reordered
-		for j := i; j < len(conv); j++ {
-			if len(conv[j].ToolCalls) > 1 {
-				conv[j].ToolCalls = slices.Clone(conv[j].ToolCalls)
-				slices.Reverse(conv[j].ToolCalls)
-				break
-			}
-		}
-	case 7: // nothing
-	}
-	return conv
-}
-
 // TestBuildRequestIncrementalIsFromScratch builds the requests of
 // conversations round after round on one provider, with edits, removals,
 // moves and compaction between the rounds and two conversations taking
@@ -265,50 +220,29 @@ func buildIncrementally(t *testing.T, seed, stream uint64) {
 	}
 	// Two conversations, each sent up to a growing length.
 	var convs [2][]llm.Message
-	var sent [2]int
 	for k := range convs {
 		convs[k] = randomConversation(r, 10+r.IntN(10))
-		sent[k] = 2
 	}
-	for round := 0; round < 60; round++ {
-		k := 0
-		if r.IntN(4) == 0 {
-			k = 1
+	incremental := func(req *llm.Request) ([]byte, error) {
+		c, err := p.buildRequest(req)
+		if err != nil {
+			return nil, err
 		}
-		if sent[k] >= len(convs[k]) {
-			continue
-		}
-		sent[k] = min(len(convs[k]), sent[k]+1+r.IntN(4))
-		if r.IntN(3) == 0 {
-			before := len(convs[k])
-			convs[k] = editConversation(r, convs[k], 2)
-			sent[k] = max(2, min(len(convs[k]), sent[k]+len(convs[k])-before))
-		}
-		req := &llm.Request{Model: "claude-test", Messages: convs[k][:sent[k]], Tools: tools[:r.IntN(len(tools)+1)], MaxTokens: 2000 * r.IntN(2)}
-		if r.IntN(3) == 0 {
-			temp := 0.5
-			req.Temperature = &temp
-		}
-		got, gotErr := p.buildRequest(req)
+		return c.body.Bytes(), nil
+	}
+	fromScratch := func(req *llm.Request) ([]byte, error) {
 		fresh, err := New(cfg)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		want, wantErr := fresh.buildRequest(req)
-		if gotErr != nil || wantErr != nil {
-			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
-				t.Fatalf("round %d: error %v, from scratch %v", round, gotErr, wantErr)
-			}
-			continue
+		c, err := fresh.buildRequest(req)
+		if err != nil {
+			return nil, err
 		}
-		if g, w := bodyBytes(got), bodyBytes(want); !bytes.Equal(g, w) {
-			t.Fatalf("round %d, %d messages: the body differs from the one built from scratch\n got %s\nwant %s", round, len(req.Messages), g, w)
-		}
+		return c.body.Bytes(), nil
 	}
+	wiretest.Incremental(t, r, convs, 2, "claude-test", providerName, tools, incremental, fromScratch)
 }
-
-// bodyBytes returns the body of c.
-func bodyBytes(c *call) []byte { return c.body.Bytes() }
 
 // TestBuildRequestRunsChangeShape sends, in turn, conversations whose
 // runs of tool results start, end and are ordered differently at the same
@@ -316,54 +250,22 @@ func bodyBytes(c *call) []byte { return c.body.Bytes() }
 // scratch: an encoding kept for a run must not serve a run of other
 // messages or other calls.
 func TestBuildRequestRunsChangeShape(t *testing.T) {
-	call := func(id string) llm.ToolCall {
-		return llm.ToolCall{ID: id, Name: "read_file", Arguments: json.RawMessage(`{"path":"` + id + `"}`)}
+	build := func(p *Provider) wiretest.Build {
+		return func(req *llm.Request) ([]byte, error) {
+			c, err := p.buildRequest(req)
+			if err != nil {
+				return nil, err
+			}
+			return c.body.Bytes(), nil
+		}
 	}
-	result := func(id, text string) llm.Message {
-		return llm.Message{Role: llm.RoleTool, ToolCallID: id, ToolName: "read_file", Content: text}
-	}
-	sys := llm.Message{Role: llm.RoleSystem, Content: "You are wield."}
-	task := llm.Message{Role: llm.RoleUser, Content: "Read them."}
-	asked := llm.Message{Role: llm.RoleAssistant, Content: "Reading.", ToolCalls: []llm.ToolCall{call("c0"), call("c1"), call("c2")}}
-	reordered := asked
-	reordered.ToolCalls = []llm.ToolCall{call("c2"), call("c1"), call("c0")}
-	more := llm.Message{Role: llm.RoleUser, Content: "And then?"}
-	// A request continues the memory of the one before when its first
-	// message and the last one kept are the same: most end alike.
-	end := llm.Message{Role: llm.RoleUser, Content: "Go on."}
-	convs := [][]llm.Message{
-		{sys, task, asked, more, result("c1", "one"), result("c2", "two"), end},
-		{sys, task, asked, result("c0", "zero"), result("c1", "one"), result("c2", "two, again"), end},
-		{sys, task, asked, more, result("c1", "one"), result("c2", "two, again"), end},
-		{sys, task, reordered, more, result("c1", "one"), result("c2", "two, again"), end},
-		{sys, task, reordered, more, result("c1", "one"), end},
-		{sys, task, reordered, more, result("c1", "one"), result("c2", "two, again"), end},
-		{sys, task, reordered, more, result("c1", "one"), more, end},
-		{sys, task, asked, result("c1", "one"), result("c2", "two, again"), end},
-		{sys, task, asked, result("c1", "one"), more, result("c2", "two, again"), end},
-		{sys, task, asked, result("c1", "one"), result("c2", "two, again"), more, end},
-		{sys, task, asked, result("c1", "one"), result("c2", "two, again"), more},
-	}
-	p, err := New(Config{BaseURL: "http://127.0.0.1:1", APIKey: "k"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, conv := range convs {
-		req := &llm.Request{Model: "claude-test", Messages: conv}
-		got, err := p.buildRequest(req)
+	newProvider := func() *Provider {
+		p, err := New(Config{BaseURL: "http://127.0.0.1:1", APIKey: "k"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		fresh, err := New(Config{BaseURL: "http://127.0.0.1:1", APIKey: "k"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := fresh.buildRequest(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if g, w := bodyBytes(got), bodyBytes(want); !bytes.Equal(g, w) {
-			t.Fatalf("conversation %d: the body differs from the one built from scratch\n got %s\nwant %s", i, g, w)
-		}
+		return p
 	}
+	p := newProvider()
+	wiretest.RunsChangeShape(t, "claude-test", build(p), func(req *llm.Request) ([]byte, error) { return build(newProvider())(req) })
 }

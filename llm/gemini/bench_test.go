@@ -2,15 +2,14 @@ package gemini
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/internal/wire"
+	"github.com/wieldhq/wield/llm/internal/wire/wiretest"
 )
 
 // benchStream is a synthetic reply: 100 thought parts, 1,000 text parts,
@@ -58,32 +57,6 @@ func BenchmarkReadStream(b *testing.B) {
 	}
 }
 
-// benchConversation returns a conversation of n messages in the shape of
-// an agent's: a system prompt and a task (and a second user message when
-// n is odd), then rounds of an assistant message with one call and its
-// result, of a few hundred bytes each.
-func benchConversation(n int) []llm.Message {
-	ms := []llm.Message{{Role: llm.RoleSystem, Content: strings.Repeat("You are wield. ", 40)}, {Role: llm.RoleUser, Content: "Fix the failing test in main.go."}}
-	if n%2 == 1 {
-		ms = append(ms, llm.Message{Role: llm.RoleUser, Content: "Run the tests too."})
-	}
-	for i := 0; len(ms) < n; i++ {
-		ms = append(ms, benchRound(i)...)
-	}
-	return ms[:n]
-}
-
-// benchRound returns round i of benchConversation: an assistant message
-// with one call, and its result.
-func benchRound(i int) []llm.Message {
-	id := fmt.Sprintf("call_%d", i)
-	return []llm.Message{
-		{Role: llm.RoleAssistant, Content: fmt.Sprintf("Round %d: let me look at the file again.", i),
-			ToolCalls: []llm.ToolCall{{ID: id, Name: "read_file", Arguments: json.RawMessage(fmt.Sprintf(`{"path":"main.go","line":%d}`, i))}}},
-		{Role: llm.RoleTool, ToolCallID: id, ToolName: "read_file", Content: strings.Repeat(fmt.Sprintf("line %d of main.go\n", i), 20)},
-	}
-}
-
 // BenchmarkBuildRequest measures the request build of one round of a
 // conversation with 10, 100 and 1,000 messages of history: the history
 // was sent by the round before, and two messages before the last (an
@@ -91,35 +64,14 @@ func benchRound(i int) []llm.Message {
 // as in a conversation that grows, where the last message of the round
 // before is sent again; the history must not grow here.)
 func BenchmarkBuildRequest(b *testing.B) {
-	tools := []llm.ToolDef{
-		{Name: "read_file", Description: "Read a file.", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"line":{"type":"integer"}},"required":["path"]}`)},
-		{Name: "run_shell_command", Description: "Run a command.", InputSchema: json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}}}`)},
-	}
-	for _, n := range []int{10, 100, 1000} {
-		b.Run(fmt.Sprint("history=", n), func(b *testing.B) {
-			p := func() *Provider {
-				p, err := New(Config{BaseURL: "http://127.0.0.1:1", APIKey: "k"})
-				if err != nil {
-					b.Fatal(err)
-				}
-				return p
-			}()
-			conv := append(benchConversation(n-1), llm.Message{Role: llm.RoleUser, Content: "Go on."})
-			req := &llm.Request{Model: "gemini-test", Messages: conv, Tools: tools}
-			if _, err := p.buildRequest(req); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			i := n
-			for b.Loop() {
-				// New messages each round (making them is a few of the
-				// allocations counted).
-				copy(conv[n-3:], benchRound(i))
-				i++
-				if _, err := p.buildRequest(req); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	wiretest.BenchmarkBuild(b, "gemini-test", func() wiretest.Build {
+		p, err := New(Config{BaseURL: "http://127.0.0.1:1", APIKey: "k"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return func(req *llm.Request) ([]byte, error) {
+			_, err := p.buildRequest(req) // the body stays in pieces, as it is sent
+			return nil, err
+		}
+	})
 }
