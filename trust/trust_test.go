@@ -49,7 +49,9 @@ func TestStore_Check(t *testing.T) {
 			added: []string{"endpoint http://127.0.0.1:9/v1"}},
 		{name: "a rule removed", setup: func(st *Store) { must(t, st.Trust(m, false, now)) },
 			m: Manifest{Root: repo, Items: []Item{hook("touch pwned")}}, want: Changed, gone: []string{"allow rule run_shell_command"}},
-		{name: "another folder's record", setup: func(st *Store) { must(t, st.Trust(Manifest{Root: filepath.Join(dir, "other"), Items: m.Items}, false, now)) },
+		{name: "another folder's record", setup: func(st *Store) {
+			must(t, st.Trust(Manifest{Root: filepath.Join(dir, "other"), Items: m.Items}, false, now))
+		},
 			m: m, want: Untrusted},
 		{name: "a sibling with a common prefix", setup: func(st *Store) { must(t, st.Trust(Manifest{Root: repo + "x"}, true, now)) },
 			m: m, want: Untrusted},
@@ -182,7 +184,6 @@ func TestSecretValueHidesTheSecret(t *testing.T) {
 		}
 	}
 }
-
 
 func TestManifest_Summary(t *testing.T) {
 	m := Manifest{Items: []Item{hook("a"), hook("b"), allowShell, endpoint,
