@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
+	"github.com/wieldhq/wield/internal/jsonpos"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/workspace"
 )
@@ -52,29 +54,71 @@ func SettingsFiles(ws string) []string {
 	return append(files, workspace.Layout{Root: ws}.Settings())
 }
 
+// ReadSettings reads the settings file at path. A missing file gives nil
+// and no error; one that cannot be read or decoded is an error naming the
+// file and, for a decoding error, the line and column.
+func ReadSettings(path string) (*Settings, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("settings %s: %w", path, err)
+	}
+	var s Settings
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
+		return nil, fmt.Errorf("settings %w", jsonpos.Wrap(path, data, err))
+	}
+	return &s, nil
+}
+
 // Load reads the settings files that exist among paths into p: rules are
 // added to its lists, the last defaultMode found sets the mode, and hooks
 // are appended. A malformed file or rule is an error naming the file and
 // the rule; a missing file is skipped.
 func (p *Policy) Load(paths ...string) error {
+	return p.load(false, paths)
+}
+
+// LoadRestricting reads the settings files that exist among paths into p
+// as [Policy.Load] does, but takes only what restricts (see
+// [Settings.Restricting]): the files of a folder the user has not
+// trusted.
+func (p *Policy) LoadRestricting(paths ...string) error {
+	return p.load(true, paths)
+}
+
+func (p *Policy) load(restricting bool, paths []string) error {
 	for _, path := range paths {
-		data, err := os.ReadFile(path)
-		if errors.Is(err, fs.ErrNotExist) {
+		s, err := ReadSettings(path)
+		if err != nil {
+			return err
+		}
+		if s == nil {
 			continue
 		}
-		if err != nil {
-			return fmt.Errorf("settings %s: %w", path, err)
+		if restricting {
+			s = s.Restricting()
 		}
-		var s Settings
-		dec := json.NewDecoder(bytes.NewReader(data))
-		if err := dec.Decode(&s); err != nil {
-			return fmt.Errorf("settings %s: %w", path, err)
-		}
-		if err := p.Apply(&s); err != nil {
+		if err := p.Apply(s); err != nil {
 			return fmt.Errorf("settings %s: %w", path, err)
 		}
 	}
 	return nil
+}
+
+// Restricting returns the part of s that can only make the policy
+// stricter: its ask and deny rules, and a default mode of "default" or
+// "plan". Allow rules, a permissive mode and hooks (which run commands)
+// are left out. s is not changed.
+func (s *Settings) Restricting() *Settings {
+	r := &Settings{}
+	r.Permissions.Ask = slices.Clone(s.Permissions.Ask)
+	r.Permissions.Deny = slices.Clone(s.Permissions.Deny)
+	if m, err := ParseMode(s.Permissions.DefaultMode); err == nil && (m == ModeDefault || m == ModePlan) {
+		r.Permissions.DefaultMode = s.Permissions.DefaultMode
+	}
+	return r
 }
 
 // Apply adds the rules, mode and hooks of s to p. If p.Hooks has no

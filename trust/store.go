@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/wieldhq/wield/internal/jsonpos"
 )
 
 // FileName is the name of the trust file in the user's wield
@@ -141,7 +143,8 @@ func parse(path string, data []byte) (file, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return file{}, &CorruptError{Path: path, Line: lineOf(data, err), Err: err}
+		line, _, _ := jsonpos.Line(data, err)
+		return file{}, &CorruptError{Path: path, Line: line, Err: err}
 	}
 	if dec.More() {
 		return file{}, &CorruptError{Path: path, Err: errors.New("more than one JSON value")}
@@ -159,23 +162,6 @@ func parse(path string, data []byte) (file, error) {
 	}
 	slices.SortFunc(f.Folders, func(a, b Record) int { return cmp.Compare(a.Path, b.Path) })
 	return f, nil
-}
-
-// lineOf returns the line of data a JSON decoding error points at, or 0.
-func lineOf(data []byte, err error) int {
-	var off int64
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		off = syn.Offset
-	case errors.As(err, &typ):
-		off = typ.Offset
-	default:
-		return 0
-	}
-	off = min(off, int64(len(data)))
-	return bytes.Count(data[:off], []byte("\n")) + 1
 }
 
 // Check returns what the store knows of the folder of m. A manifest with
