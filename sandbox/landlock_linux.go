@@ -5,10 +5,14 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // This file holds both sides of Landlock: the probe, in the host, and
@@ -48,15 +52,27 @@ func probeLandlock() Capabilities {
 }
 
 // restrictLandlock restricts this process, and what it executes, to
-// reading and executing everywhere and writing beneath s.Writable and to
-// /dev/null; unless s.Network, TCP (and, from ABI 10, UDP) is denied; and
-// signals and abstract sockets reach only processes in the sandbox. It
-// sets no_new_privs.
+// reading and executing everywhere but the hidden paths of s (and the
+// directories above them; see readable), and writing beneath s.Writable
+// and to /dev/null; unless s.Network, TCP (and, from ABI 10, UDP) is
+// denied; and signals and abstract sockets reach only processes in the
+// sandbox. It sets no_new_privs.
 func restrictLandlock(s *spec) error {
 	cfg := landlock.V11.BestEffort()
-	rules := []landlock.Rule{
-		landlock.RODirs("/"),
-		landlock.RWFiles("/dev/null"),
+	rules := []landlock.Rule{landlock.RWFiles("/dev/null")}
+	if len(s.Hide) == 0 {
+		rules = append(rules, landlock.RODirs("/"))
+	} else {
+		dirs, files := readable(s.Hide)
+		for _, sh := range s.Show {
+			if sh.Dir {
+				dirs = append(dirs, sh.Path)
+			} else {
+				files = append(files, sh.Path)
+			}
+		}
+		// A path may go between the listing and the rule.
+		rules = append(rules, landlock.RODirs(dirs...).IgnoreIfMissing(), landlock.ROFiles(files...).IgnoreIfMissing())
 	}
 	if len(s.Writable) > 0 {
 		rules = append(rules, landlock.RWDirs(s.Writable...).WithRefer())
@@ -68,4 +84,51 @@ func restrictLandlock(s *spec) error {
 		return err
 	}
 	return cfg.RestrictScoped()
+}
+
+// readable returns the directories and the other files to grant read
+// access to so that all of the file system is readable save the hidden
+// paths. Landlock grants access to whole hierarchies and cannot take it
+// back beneath them, so each directory on the way from / to a hidden
+// path is granted nothing itself (it cannot be listed) and each of its
+// entries is granted instead, save the hidden path and the directories
+// on the way to another. Symbolic links are left out: a rule on one
+// would grant its target, which may be hidden, and following one needs
+// no access to the link itself. A directory that cannot be listed or
+// searched adds nothing: the caller could not reach its entries either.
+func readable(hide []hiddenPath) (dirs, files []string) {
+	skip := make(map[string]bool) // hidden paths and the directories above them
+	var above []string
+	for _, h := range hide {
+		skip[h.Path] = true
+		for d := filepath.Dir(h.Path); !skip[d]; d = filepath.Dir(d) {
+			skip[d] = true
+			above = append(above, d)
+			if d == "/" {
+				break
+			}
+		}
+	}
+	for _, d := range above {
+		if unix.Access(d, unix.X_OK) != nil {
+			continue
+		}
+		f, err := os.Open(d)
+		if err != nil {
+			continue
+		}
+		entries, _ := f.ReadDir(-1)
+		f.Close()
+		for _, e := range entries {
+			p := filepath.Join(d, e.Name())
+			switch t := e.Type(); {
+			case skip[p], t&fs.ModeSymlink != 0:
+			case t.IsDir():
+				dirs = append(dirs, p)
+			default:
+				files = append(files, p)
+			}
+		}
+	}
+	return dirs, files
 }

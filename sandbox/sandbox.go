@@ -104,6 +104,15 @@ type Config struct {
 	Mechanism Mechanism
 	// Bwrap is the bwrap program; empty means "bwrap" looked up in PATH.
 	Bwrap string
+	// Hide lists more absolute paths to hide from commands, beyond the
+	// credential locations hidden by default (see "What is hidden" in
+	// the package documentation). New copies the slice.
+	Hide []string
+	// Show lists absolute paths to keep visible: a hidden path equal to
+	// or beneath one is not hidden, and one inside a hidden directory is
+	// shown there, read-only. {"/"} hides nothing. Nil hides every
+	// default. New copies the slice.
+	Show []string
 	// Logger receives a debug record per run; nil discards.
 	Logger *slog.Logger
 }
@@ -114,17 +123,28 @@ type Sandbox struct {
 	cfg  Config
 	caps Capabilities
 	log  *slog.Logger
+	// hide and show are the paths to hide and show, before resolution,
+	// which Run does for each command: a path may appear at any time.
+	hide, show []string
 }
 
 // New returns a sandbox with the strongest mechanism available (or
 // cfg.Mechanism), probing the machine with [Probe]. It returns an
 // [*UnavailableError] when that mechanism is below cfg.Minimum, and an
-// error when cfg.Helper is empty.
+// error when cfg.Helper is empty or a path of cfg.Hide or cfg.Show is not
+// absolute. The paths hidden by default are found through the caller's
+// environment (HOME, XDG_CONFIG_HOME and the others "What is hidden"
+// names) as it is when New is called.
 func New(ctx context.Context, cfg Config) (*Sandbox, error) {
 	if len(cfg.Helper) == 0 || cfg.Helper[0] == "" {
 		return nil, errors.New("sandbox: Config.Helper is empty: name the program that calls sandbox.Enter")
 	}
+	hide, show, err := hideLists(cfg)
+	if err != nil {
+		return nil, err
+	}
 	cfg.Helper = slices.Clone(cfg.Helper)
+	cfg.Hide, cfg.Show = slices.Clone(cfg.Hide), slices.Clone(cfg.Show)
 	cfg.Minimum = cfg.Minimum.effective()
 	probed := Probe(ctx, cfg.Bwrap)
 	var chosen *Capabilities
@@ -142,7 +162,7 @@ func New(ctx context.Context, cfg Config) (*Sandbox, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Sandbox{cfg: cfg, caps: *chosen, log: log}, nil
+	return &Sandbox{cfg: cfg, caps: *chosen, log: log, hide: hide, show: show}, nil
 }
 
 // Capabilities returns what the sandbox's mechanism enforces.

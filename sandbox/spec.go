@@ -29,6 +29,12 @@ type spec struct {
 	// Host is the pid of the process that starts the helper; 0 means
 	// unknown. The helper fails if its parent is no longer Host.
 	Host int `json:"host,omitempty"`
+
+	// Hide is what the command must not see, and Show what it must see
+	// inside a hidden directory, as resolveHidden returns them: none
+	// inside a writable directory or inside another of its list.
+	Hide []hiddenPath `json:"hide,omitempty"`
+	Show []hiddenPath `json:"show,omitempty"`
 }
 
 func (s *spec) encode() string {
@@ -72,17 +78,32 @@ func (s *spec) check() error {
 			return fmt.Errorf("writable directory %q is not absolute", w)
 		}
 	}
+	for _, h := range s.Hide {
+		if !filepath.IsAbs(h.Path) || filepath.Clean(h.Path) == "/" {
+			return fmt.Errorf("hidden path %q is not absolute or is the root", h.Path)
+		}
+	}
+	for _, h := range s.Show {
+		if !filepath.IsAbs(h.Path) {
+			return fmt.Errorf("shown path %q is not absolute", h.Path)
+		}
+	}
 	if s.StatusFD > 1<<20 {
 		return fmt.Errorf("status descriptor %d out of range", s.StatusFD)
 	}
 	return nil
 }
 
-// bwrapArgs returns bwrap's command line for s: the system read-only, the
-// writable directories bound over it, fresh /dev and /proc, every
-// namespace but the network's when it is allowed, no capabilities, and
-// the command in a session of its own (so it cannot push input into a
-// terminal) that dies with bwrap.
+// bwrapArgs returns bwrap's command line for s: the system read-only, an
+// empty tmpfs over each hidden directory and /dev/null (which cannot be
+// opened: binds are nodev) over each hidden file, the writable
+// directories bound over that, the shown paths bound read-only inside
+// the hidden directories, which are then made read-only; fresh /dev and
+// /proc, every namespace but the network's when it is allowed, no
+// capabilities, and the command in a session of its own (so it cannot
+// push input into a terminal) that dies with bwrap. A tmpfs stays
+// writable until the binds inside it are made, since bwrap creates their
+// mount points; remounting it read-only leaves those binds as they are.
 func (s *spec) bwrapArgs() []string {
 	a := []string{s.Bwrap, "--die-with-parent", "--new-session",
 		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"}
@@ -93,8 +114,23 @@ func (s *spec) bwrapArgs() []string {
 		a = append(a, "--unshare-net")
 	}
 	a = append(a, "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+	for _, h := range s.Hide {
+		if h.Dir {
+			a = append(a, "--tmpfs", h.Path)
+		} else {
+			a = append(a, "--ro-bind", "/dev/null", h.Path)
+		}
+	}
 	for _, w := range s.Writable {
 		a = append(a, "--bind", w, w)
+	}
+	for _, sh := range s.Show {
+		a = append(a, "--ro-bind", sh.Path, sh.Path)
+	}
+	for _, h := range s.Hide {
+		if h.Dir {
+			a = append(a, "--remount-ro", h.Path)
+		}
 	}
 	a = append(a, "--chdir", s.Dir, "--")
 	return append(a, s.Args...)

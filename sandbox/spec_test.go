@@ -17,6 +17,8 @@ func FuzzDecodeSpec(f *testing.F) {
 	f.Add(`{"mechanism":"landlock","args":["/bin/true"],"dir":"/","status_fd":-1}`)
 	f.Add(`{"mechanism":"none","args":["true"],"dir":"/"}`)
 	f.Add(`{"mechanism":"landlock","args":["/bin/true"],"dir":"/","writable":["rel"]}`)
+	f.Add(`{"mechanism":"bubblewrap","bwrap":"/b","args":["/bin/true"],"dir":"/","hide":[{"path":"/h/.ssh","dir":true},{"path":"/h/.netrc"}],"show":[{"path":"/h/.ssh/k"}]}`)
+	f.Add(`{"mechanism":"landlock","args":["/bin/true"],"dir":"/","hide":[{"path":"/"}]}`)
 	f.Add(`[]`)
 	f.Fuzz(func(t *testing.T, arg string) {
 		s, err := decodeSpec(arg)
@@ -44,11 +46,29 @@ func FuzzDecodeSpec(f *testing.F) {
 }
 
 func TestBwrapArgs(t *testing.T) {
-	s := spec{Mechanism: Bubblewrap, Bwrap: "/usr/bin/bwrap", Args: []string{"/bin/echo", "hi"}, Dir: "/w", Writable: []string{"/s", "/w"}}
-	want := []string{"/usr/bin/bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-		"--unshare-cgroup-try", "--unshare-net", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-		"--bind", "/s", "/s", "--bind", "/w", "/w", "--chdir", "/w", "--", "/bin/echo", "hi"}
-	if diff := cmp.Diff(want, s.bwrapArgs()); diff != "" {
-		t.Errorf("bwrapArgs (-want +got):\n%s", diff)
+	head := []string{"/usr/bin/bwrap", "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+		"--unshare-cgroup-try", "--unshare-net", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"}
+	cases := []struct {
+		name string
+		spec spec
+		want []string
+	}{
+		{"plain", spec{Mechanism: Bubblewrap, Bwrap: "/usr/bin/bwrap", Args: []string{"/bin/echo", "hi"}, Dir: "/w", Writable: []string{"/s", "/w"}},
+			[]string{"--bind", "/s", "/s", "--bind", "/w", "/w", "--chdir", "/w", "--", "/bin/echo", "hi"}},
+		// Hidden directories get a tmpfs, made read-only only after the
+		// workspace and the shown file are bound inside them.
+		{"hidden", spec{Mechanism: Bubblewrap, Bwrap: "/usr/bin/bwrap", Args: []string{"/bin/true"}, Dir: "/h/.config/gh/w", Writable: []string{"/h/.config/gh/w"},
+			Hide: []hiddenPath{{Path: "/h/.config/gh", Dir: true}, {Path: "/h/.netrc"}, {Path: "/h/.ssh", Dir: true}},
+			Show: []hiddenPath{{Path: "/h/.ssh/known_hosts"}}},
+			[]string{"--tmpfs", "/h/.config/gh", "--ro-bind", "/dev/null", "/h/.netrc", "--tmpfs", "/h/.ssh",
+				"--bind", "/h/.config/gh/w", "/h/.config/gh/w", "--ro-bind", "/h/.ssh/known_hosts", "/h/.ssh/known_hosts",
+				"--remount-ro", "/h/.config/gh", "--remount-ro", "/h/.ssh", "--chdir", "/h/.config/gh/w", "--", "/bin/true"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if diff := cmp.Diff(append(head[:len(head):len(head)], c.want...), c.spec.bwrapArgs()); diff != "" {
+				t.Errorf("bwrapArgs (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
