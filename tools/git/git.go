@@ -13,6 +13,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/wieldhq/wield/internal/gitsafe"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -31,6 +32,8 @@ const (
 	MaxLogLimit     = 500
 	// maxStderr caps the bytes of a command's standard error kept.
 	maxStderr = 16 << 10
+	// maxConfig caps the bytes of configuration read before a command.
+	maxConfig = 8 << 20
 )
 
 // Config configures the git tools. The zero Config is ready to use: every
@@ -45,6 +48,11 @@ type Config struct {
 	// MaxOutput caps the bytes of output one result keeps; zero means
 	// DefaultMaxOutput.
 	MaxOutput int
+	// RunHooks reports whether git_commit runs the repository's hooks
+	// (pre-commit, commit-msg, …). Set it only for a workspace the user
+	// trusts: the hooks are programs the repository chose. False, the
+	// zero value, means no hook runs; the other tools never run hooks.
+	RunHooks bool
 }
 
 // New returns the git tools in display order: the read-only git_status,
@@ -101,28 +109,54 @@ func (o output) truncated() bool { return o.total > int64(len(o.stdout)) }
 var errTimeout = errors.New("git timed out")
 
 // A request is one git command: its arguments after the global options,
-// whether it only reads, and what to give it on standard input.
+// whether it only reads, whether it may run hooks (if the Config allows
+// them), and what to give it on standard input.
 type request struct {
 	args  []string
 	read  bool
+	hooks bool
 	stdin string
 }
 
 // run runs git in dir. A non-zero exit is not an error: it is in the
 // output. The error says why git could not be run or was stopped, in
 // words for the model.
+//
+// Before each command, run reads the configuration git will use (the
+// command before may have changed it) and sets on git's command line
+// what keeps the repository from making git run programs (see
+// internal/gitsafe).
 func (r *runner) run(ctx context.Context, dir string, req request) (output, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, r.cfg.Timeout, errTimeout)
 	defer cancel()
-	argv := globalArgs(req.read)
-	argv = append(argv, req.args...)
+	env := environ(os.Environ(), req.read)
+	list, err := r.exec(ctx, req.args[0], dir, gitsafe.ListArgs(), env, "", maxConfig)
+	switch {
+	case err != nil:
+		return output{}, err
+	case list.exitCode != 0:
+		return output{}, fmt.Errorf("git %s was not run: git cannot read its configuration: %s", req.args[0], gitMessage(list))
+	case list.truncated():
+		return output{}, fmt.Errorf("git %s was not run: the configuration is over %d MiB", req.args[0], maxConfig>>20)
+	}
+	entries, err := gitsafe.ParseList([]byte(list.stdout))
+	if err != nil {
+		return output{}, fmt.Errorf("git %s was not run: %w", req.args[0], err)
+	}
+	env = gitsafe.Environ(entries, env, gitsafe.Options{Hooks: req.hooks && r.cfg.RunHooks})
+	return r.exec(ctx, req.args[0], dir, append(globalArgs(req.read), req.args...), env, req.stdin, r.cfg.MaxOutput)
+}
+
+// exec runs git with argv, for the command named name, keeping max bytes
+// of its output; run's doc says what its error means.
+func (r *runner) exec(ctx context.Context, name, dir string, argv, env []string, stdin string, max int) (output, error) {
 	cmd := exec.CommandContext(ctx, r.cfg.Git, argv...)
 	cmd.Dir = dir
-	cmd.Env = environ(os.Environ(), req.read)
-	if req.stdin != "" {
-		cmd.Stdin = strings.NewReader(req.stdin)
+	cmd.Env = env
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
 	}
-	stdout := &capped{max: r.cfg.MaxOutput}
+	stdout := &capped{max: max}
 	stderr := &capped{max: maxStderr}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	setProcessGroup(cmd)
@@ -134,9 +168,9 @@ func (r *runner) run(ctx context.Context, dir string, req request) (output, erro
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil && context.Cause(ctx) == errTimeout:
-		return out, fmt.Errorf("git %s timed out after %s and was stopped", req.args[0], r.cfg.Timeout)
+		return out, fmt.Errorf("git %s timed out after %s and was stopped", name, r.cfg.Timeout)
 	case ctx.Err() != nil:
-		return out, fmt.Errorf("git %s was cancelled", req.args[0])
+		return out, fmt.Errorf("git %s was cancelled", name)
 	case errors.As(err, &exit):
 		out.exitCode = exit.ExitCode()
 		return out, nil

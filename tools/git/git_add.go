@@ -52,7 +52,7 @@ func (r *runner) add(ctx context.Context, c *tool.Call, in AddInput) (tool.Resul
 	if out.exitCode != 0 {
 		return r.render(request{args: args}, out, ""), nil
 	}
-	staged := request{args: []string{"diff", "--cached", "--name-status", "--no-color", "--no-renames"}, read: true}
+	staged := request{args: []string{"diff", "--cached", "--name-status", "--no-color", "--no-renames", "--no-ext-diff", "--no-textconv"}, read: true}
 	res := r.result(ctx, dir, staged, "(nothing staged: the paths have no changes)")
 	if res.Success {
 		res.Output = "Staged. Now staged for the next commit:\n" + res.Output

@@ -42,7 +42,7 @@ func (r *runner) blame(ctx context.Context, c *tool.Call, in BlameInput) (tool.R
 	if err != nil {
 		return tool.Failure(err.Error()), nil
 	}
-	args := []string{"blame", "--date=short"}
+	args := []string{"blame", "--no-textconv", "--date=short"}
 	if lines != "" {
 		args = append(args, "-L", lines)
 	}

@@ -38,7 +38,7 @@ func (r *runner) commit(ctx context.Context, c *tool.Call, in CommitInput) (tool
 	if strings.TrimSpace(in.Message) == "" {
 		return tool.Failure("message is empty: say what the commit changes and why"), nil
 	}
-	staged := request{args: []string{"diff", "--cached", "--quiet", "--no-ext-diff"}, read: true}
+	staged := request{args: []string{"diff", "--cached", "--quiet", "--no-ext-diff", "--no-textconv"}, read: true}
 	out, err := r.run(ctx, dir, staged)
 	if err != nil {
 		return tool.Failure(err.Error()), nil
@@ -55,6 +55,6 @@ func (r *runner) commit(ctx context.Context, c *tool.Call, in CommitInput) (tool
 	default:
 		return r.render(staged, out, ""), nil
 	}
-	req := request{args: []string{"commit", "--file=-", "--cleanup=strip"}, stdin: in.Message}
+	req := request{args: []string{"commit", "--file=-", "--cleanup=strip"}, hooks: true, stdin: in.Message}
 	return r.result(ctx, dir, req, "Committed."), nil
 }

@@ -35,7 +35,7 @@ func (r *runner) diff(ctx context.Context, c *tool.Call, in DiffInput) (tool.Res
 	if fail != nil {
 		return *fail, nil
 	}
-	args := []string{"diff", "--no-color", "--no-ext-diff"}
+	args := []string{"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty"}
 	if in.Staged {
 		args = append(args, "--cached")
 	}

@@ -39,6 +39,6 @@ func (r *runner) show(ctx context.Context, c *tool.Call, in ShowInput) (tool.Res
 	if err := checkRef("ref", ref); err != nil {
 		return tool.Failure(err.Error()), nil
 	}
-	args := []string{"show", "--no-color", "--no-ext-diff", "--stat", "--patch", "--format=fuller", "--end-of-options", ref}
+	args := []string{"show", "--no-color", "--no-ext-diff", "--no-textconv", "--stat", "--patch", "--format=fuller", "--end-of-options", ref}
 	return r.result(ctx, dir, request{args: args, read: true}, "(nothing to show)"), nil
 }

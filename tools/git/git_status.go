@@ -30,5 +30,5 @@ func (r *runner) status(ctx context.Context, c *tool.Call, _ StatusInput) (tool.
 	if fail != nil {
 		return *fail, nil
 	}
-	return r.result(ctx, dir, request{args: []string{"status", "--short", "--branch", "--untracked-files=normal"}, read: true}, "(clean)"), nil
+	return r.result(ctx, dir, request{args: []string{"status", "--short", "--branch", "--untracked-files=normal", "--ignore-submodules=dirty"}, read: true}, "(clean)"), nil
 }
