@@ -77,18 +77,32 @@
 //
 // # Secrets
 //
-// Values listed in [Store.Secrets], Authorization headers, common API key
-// formats and fields named like secrets are replaced by [Redacted] before
-// anything is written. What a running session holds in memory is what the
-// run saw; the journal holds the redacted form.
+// Values listed in [Store.Secrets] or held by [Store.Live] (a
+// [SecretSet]), Authorization headers, common API key formats and fields
+// named like secrets are replaced by [Redacted] before anything is
+// written. What a running session holds in memory is what the run saw;
+// the journal holds the redacted form.
 //
 // A listed value is replaced exactly where it occurs, and nothing else
 // changes: a value inside a longer word is replaced alone, overlapping
 // occurrences become one marker, and in JSON (tool arguments and data)
 // values are found in the decoded strings, escaped spellings included,
 // and only the strings that held one are rewritten, so the journal stays
-// valid JSON with its key order and numbers intact. Values shorter than
-// [MinSecretLen] bytes are not secrets (an API key of "x" for a local
-// server) and are left alone, with a warning: replacing them would
-// corrupt ordinary text.
+// valid JSON with its key order and numbers intact.
+//
+// A value shorter than [MinSecretLen] bytes (an API key of "x" for a
+// local server) is replaced only where it is a whole token, and never
+// inside a longer word, which replacing it would corrupt: with the key
+// "x", "script exhausted" stays as it is and "key=x done" becomes
+// "key=[REDACTED] done". A word is a run of Unicode letters, combining
+// marks, numbers, '_' and '-'; an occurrence is whole when it does not
+// continue a word on either side. Such a value gets a warning: it is
+// visible where it is part of a word.
+//
+// The same rule, from one function, hides secrets in the host's other
+// output through a [SecretSet] ([SecretSet.Redact], [SecretSet.RedactJSON])
+// and in the providers' error messages (the key in use). It does not find
+// a secret that is transformed (base64, upper-cased, one character a
+// line) or split across two pieces of text redacted apart, such as two
+// chunks of a stream.
 package session

@@ -2,31 +2,34 @@ package session
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/wieldhq/wield/internal/redact"
 )
 
 // Redacted replaces secrets in what a journal stores.
 const Redacted = "[REDACTED]"
 
-// MinSecretLen is the length in bytes below which a value in
-// [Store.Secrets] is not redacted. Such a value is not a real secret (an
-// API key of "x" for a local server), and replacing every occurrence of it
-// would corrupt ordinary text: with the key "x", "exhausted" would become
-// "e[REDACTED]hausted".
-const MinSecretLen = 8
+// MinSecretLen is the length in bytes from which a secret is replaced
+// wherever it occurs, inside a longer word too. A shorter value (an API
+// key of "x" for a local server) is replaced only where it is a whole
+// token, never inside a word: replacing every occurrence of it would
+// corrupt ordinary text (with the key "x", "exhausted" would become
+// "e[REDACTED]hausted"). See the package documentation, "Secrets", for
+// what a word is.
+const MinSecretLen = redact.MinLen
 
 // A redactor removes secrets from text before it is written. Its zero value
 // applies only the built-in patterns. It is not modified after it is made,
 // so it is safe for concurrent use.
 type redactor struct {
 	// secrets are the secret values known to the host (the API key in
-	// use): each at least MinSecretLen bytes of valid UTF-8, not part of
+	// use): each valid UTF-8 that [redact.Index] does not find in
 	// Redacted, without duplicates.
 	secrets []string
 	// live holds the secrets learnt while the host runs; nil means none.
@@ -34,27 +37,50 @@ type redactor struct {
 }
 
 // MinLiveSecretLen is the length in bytes below which [SecretSet.Add]
-// refuses a value. It is lower than [MinSecretLen]: a value the user typed
-// as a secret (a short password) is known to be one, so it is worth
-// hiding even at the cost of a word that happens to contain it.
+// refuses a value the user typed: a secret that short is more likely a
+// slip than a password. A kept value shorter than [MinSecretLen] is
+// hidden only where it is a whole token, like any other short secret.
 const MinLiveSecretLen = 4
 
-// A SecretSet holds secret values learnt while the host runs, such as a
-// value the user typed when a tool asked for it: given as [Store.Live],
-// every journal of the store replaces them with [Redacted] from the moment
-// they are added, like [Store.Secrets]. [SecretSet.Redact] hides them in
-// other text the host writes (logs, printed results). Its zero value is
-// empty; it is safe for concurrent use. A value is never removed.
+// A SecretSet holds the secret values a host knows: those it starts with
+// (its API keys, see [SecretSet.AddKnown]) and those it learns while it
+// runs, such as a value the user typed when a tool asked for it
+// ([SecretSet.Add]). Given as [Store.Live], every journal of the store
+// replaces them with [Redacted] from the moment they are added, like
+// [Store.Secrets]; [SecretSet.Redact] and [SecretSet.RedactJSON] hide
+// them, by the same rule, in the other text the host writes (logs,
+// printed events, tool results before the model sees them), so that one
+// set serves every output. Its zero value is empty; it is safe for
+// concurrent use. A value is never removed.
+//
+// What it does not guarantee: a value is found only as the bytes it is
+// made of, in each piece of text passed at once, so a secret split across
+// two pieces redacted apart (two chunks of a stream) or transformed
+// (encoded, escaped in a way the text is not decoded from, one character
+// a line) is not found; and a value shorter than [MinSecretLen] bytes is
+// visible where it is part of a longer word.
 type SecretSet struct {
 	mu     sync.RWMutex
 	values []string
 }
 
-// Add adds a secret value and reports whether it is kept: a value shorter
-// than [MinLiveSecretLen] bytes, not valid UTF-8 or part of [Redacted] is
-// not (the caller should then not use it as a secret).
+// Add adds a secret value the user typed and reports whether it is kept:
+// a value shorter than [MinLiveSecretLen] bytes is not, nor is one
+// [SecretSet.AddKnown] refuses (the caller should then not use it as a
+// secret).
 func (s *SecretSet) Add(v string) bool {
-	if len(v) < MinLiveSecretLen || !utf8.ValidString(v) || strings.Contains(Redacted, v) {
+	return len(v) >= MinLiveSecretLen && s.AddKnown(v)
+}
+
+// AddKnown adds a secret value the host knows, such as an API key from its
+// environment, whatever its length, and reports whether it is kept. A
+// value that is empty, not valid UTF-8 or found in [Redacted] itself (the
+// marker would hide it again each time text is redacted) is not; a value
+// shorter than [MinSecretLen] bytes is kept but hidden only where it is a
+// whole token, so the host should tell the user so (naming where the
+// value comes from, never the value).
+func (s *SecretSet) AddKnown(v string) bool {
+	if !hideable(v) {
 		return false
 	}
 	s.mu.Lock()
@@ -63,6 +89,22 @@ func (s *SecretSet) Add(v string) bool {
 		s.values = append(s.values, v)
 	}
 	return true
+}
+
+// Has reports whether v is one of the values held.
+func (s *SecretSet) Has(v string) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Contains(s.values, v)
+}
+
+// hideable reports whether v can be hidden: it is not empty, it is valid
+// UTF-8 (the journal's text is), and the marker does not hold it.
+func hideable(v string) bool {
+	return v != "" && utf8.ValidString(v) && redact.Index(Redacted, v) < 0
 }
 
 // Len returns the number of values held.
@@ -75,8 +117,9 @@ func (s *SecretSet) Len() int {
 	return len(s.values)
 }
 
-// Redact returns text with every occurrence of the values replaced by
-// [Redacted]. A nil set returns text unchanged.
+// Redact returns text with the values replaced by [Redacted]: a value of
+// [MinSecretLen] bytes or more wherever it occurs, a shorter one where it
+// is a whole token. A nil set returns text unchanged.
 func (s *SecretSet) Redact(text string) string {
 	if s.Len() == 0 {
 		return text
@@ -109,22 +152,25 @@ func (r *redactor) all() []string {
 }
 
 // newRedactor returns the redactor of the secret values. It also returns
-// how many values it ignored because they are too short, not UTF-8 or
-// part of [Redacted], so that the caller can warn: such a value looks
-// wrong.
-func newRedactor(values []string) (r redactor, ignored int) {
+// how many values it ignored because they are not UTF-8 or found in
+// [Redacted], and how many it keeps that are shorter than [MinSecretLen]
+// (hidden only as whole tokens), so that the caller can warn.
+func newRedactor(values []string) (r redactor, ignored, short int) {
 	for _, v := range values {
 		switch {
 		case v == "":
-		case len(v) < MinSecretLen || !utf8.ValidString(v) || strings.Contains(Redacted, v):
-			// Too short to be a key, not text, or part of the marker
-			// itself (which would then never hide it).
+		case !hideable(v):
+			// Not text, or found in the marker itself (which would then
+			// be redacted again each time).
 			ignored++
 		case !slices.Contains(r.secrets, v):
 			r.secrets = append(r.secrets, v)
+			if len(v) < MinSecretLen {
+				short++
+			}
 		}
 	}
-	return r, ignored
+	return r, ignored, short
 }
 
 var (
@@ -173,55 +219,36 @@ func (r *redactor) text(s string) string {
 }
 
 // hide replaces the occurrences of the known secrets in s, and nothing
-// else. The bytes of every occurrence are covered, overlapping ones and
-// one secret inside another included; each run of covered bytes becomes
-// one [Redacted]. A secret inside a longer word is replaced alone: the rest
-// of the word is not the secret and stays (an API key is matched exactly,
-// not as a prefix). Occurrences are found in s as given, before any marker
-// is inserted, so a marker already in s, or one hide inserts, is never
-// taken for a secret. Valid UTF-8 stays valid: a secret is valid UTF-8, so
-// its occurrences in valid text begin and end at character boundaries.
+// else, by the rule of package internal/redact: a secret of
+// [MinSecretLen] bytes or more wherever it occurs (inside a longer word it
+// is replaced alone, the rest of the word stays), a shorter one only as a
+// whole token. The bytes of every occurrence are covered, overlapping ones
+// and one secret inside another included; each run of covered bytes
+// becomes one [Redacted]. Occurrences are found in s as given, before any
+// marker is inserted, so a marker already in s, or one hide inserts, is
+// never taken for a secret. Valid UTF-8 stays valid: a secret is valid
+// UTF-8, so its occurrences in valid text begin and end at character
+// boundaries.
 func (r *redactor) hide(s string) string {
-	var spans [][2]int
-	for _, secret := range r.all() {
-		for at := 0; at+len(secret) <= len(s); {
-			i := strings.Index(s[at:], secret)
-			if i < 0 {
-				break
-			}
-			spans = append(spans, [2]int{at + i, at + i + len(secret)})
-			at += i + 1
-		}
-	}
-	if len(spans) == 0 {
-		return s
-	}
-	slices.SortFunc(spans, func(a, b [2]int) int { return cmp.Compare(a[0], b[0]) })
-	var b strings.Builder
-	b.Grow(len(s))
-	done := 0 // s[:done] is written
-	for i := 0; i < len(spans); {
-		start, end := spans[i][0], spans[i][1]
-		for i++; i < len(spans) && spans[i][0] <= end; i++ {
-			end = max(end, spans[i][1])
-		}
-		b.WriteString(s[done:start])
-		b.WriteString(Redacted)
-		done = end
-	}
-	b.WriteString(s[done:])
-	return b.String()
+	return redact.Replace(s, r.all(), Redacted)
 }
 
 // mayHold reports whether raw JSON text may hold something to redact. It
 // errs on the side of yes: an escape sequence can spell a secret, and so
-// can the U+FFFD that decoding makes of bytes that are not UTF-8.
+// can the U+FFFD that decoding makes of bytes that are not UTF-8. Without
+// either, each string's text is the bytes between its quotes, and a quote
+// is not a word character, so an occurrence that counts in a string
+// counts in raw too.
 func (r *redactor) mayHold(raw []byte) bool {
-	if bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw) || maybeSecret(string(raw)) {
+	if bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw) {
+		return true
+	}
+	s := string(raw)
+	if maybeSecret(s) {
 		return true
 	}
 	for _, secret := range r.all() {
-		if bytes.Contains(raw, []byte(secret)) {
+		if redact.Index(s, secret) >= 0 {
 			return true
 		}
 	}

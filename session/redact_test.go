@@ -6,8 +6,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/wieldhq/wield/llm"
@@ -15,20 +17,20 @@ import (
 
 // HideOracle is the specification of literal redaction, written naively
 // and independently of [redactor.hide]: every byte of s inside an
-// occurrence of a secret that counts (see [Counts]) is covered, and each
-// run of covered bytes becomes one [Redacted]. It also returns, for each
-// byte of the result, whether it belongs to a marker.
+// occurrence of a secret that counts (see [Counts]) is covered (for a
+// secret shorter than MinSecretLen, only an occurrence that is a whole
+// token: see [OracleOccurs]), and each run of covered bytes becomes one
+// [Redacted]. It also returns, for each byte of the result, whether it
+// belongs to a marker.
 func HideOracle(s string, secrets []string) (string, []bool) {
 	covered := make([]bool, len(s))
 	for _, secret := range secrets {
 		if !Counts(secret) {
 			continue
 		}
-		for i := 0; i+len(secret) <= len(s); i++ {
-			if s[i:i+len(secret)] == secret {
-				for j := i; j < i+len(secret); j++ {
-					covered[j] = true
-				}
+		for _, o := range OracleOccurs(s, secret) {
+			for j := o[0]; j < o[1]; j++ {
+				covered[j] = true
 			}
 		}
 	}
@@ -49,10 +51,40 @@ func HideOracle(s string, secrets []string) (string, []bool) {
 	return string(out), marker
 }
 
-// Counts reports whether a configured secret is redacted: at least
-// MinSecretLen bytes of UTF-8 that are not part of the marker.
+// OracleOccurs returns the byte ranges of the occurrences of secret in s
+// that redaction replaces, found by trying every byte offset: all of them
+// for a secret of MinSecretLen bytes or more; for a shorter one, those
+// that continue no word: where the character before (after) the
+// occurrence and the secret's first (last) character are not both word
+// characters (letters, marks, numbers, '_', '-').
+func OracleOccurs(s, secret string) [][2]int {
+	word := func(r rune) bool {
+		return r == '_' || r == '-' || unicode.In(r, unicode.L, unicode.M, unicode.N)
+	}
+	var occ [][2]int
+	for i := 0; i+len(secret) <= len(s) && secret != ""; i++ {
+		j := i + len(secret)
+		if s[i:j] != secret {
+			continue
+		}
+		if len(secret) < MinSecretLen {
+			first, _ := utf8.DecodeRuneInString(secret)
+			last, _ := utf8.DecodeLastRuneInString(secret)
+			before, _ := utf8.DecodeLastRuneInString(s[:i])
+			after, _ := utf8.DecodeRuneInString(s[j:])
+			if i > 0 && word(before) && word(first) || j < len(s) && word(after) && word(last) {
+				continue
+			}
+		}
+		occ = append(occ, [2]int{i, j})
+	}
+	return occ
+}
+
+// Counts reports whether a configured secret is redacted: non-empty
+// UTF-8 that the marker does not hold (as OracleOccurs finds secrets).
 func Counts(secret string) bool {
-	return len(secret) >= MinSecretLen && utf8.ValidString(secret) && !strings.Contains(Redacted, secret)
+	return secret != "" && utf8.ValidString(secret) && len(OracleOccurs(Redacted, secret)) == 0
 }
 
 // plainSecret reports whether secret is made of characters that JSON never
@@ -78,7 +110,9 @@ func plainSecret(secret string) bool {
 // is HideOracle of the plain line's. No secret survives in the redacted
 // line's strings, except where it overlaps a marker (its characters are
 // then the marker's, not the secret's); and a plain secret does not occur
-// in the line's text at all.
+// in the line's text at all. A secret shorter than MinSecretLen survives
+// only inside words, and as a whole token only next to a marker (where
+// the longer secret that hid its neighbour was).
 func CheckRedactedLine(t testing.TB, plain, redacted []byte, secrets []string) {
 	t.Helper()
 	if !json.Valid(plain) {
@@ -116,15 +150,17 @@ func CheckRedactedLine(t testing.TB, plain, redacted []byte, secrets []string) {
 			if !Counts(secret) {
 				continue
 			}
-			for i := 0; i+len(secret) <= len(rs); i++ {
-				if rs[i:i+len(secret)] == secret && !anyTrue(marker[i:i+len(secret)]) {
-					t.Fatalf("secret %q survives at byte %d of %q", secret, i, rs)
+			for _, o := range OracleOccurs(rs, secret) {
+				i, j := o[0], o[1]
+				if anyTrue(marker[i:j]) || i > 0 && marker[i-1] || j < len(marker) && marker[j] {
+					continue
 				}
+				t.Fatalf("secret %q survives at byte %d of %q", secret, i, rs)
 			}
 		}
 	}
 	for _, secret := range secrets {
-		if Counts(secret) && plainSecret(secret) && bytes.Contains(redacted, []byte(secret)) {
+		if Counts(secret) && len(secret) >= MinSecretLen && plainSecret(secret) && bytes.Contains(redacted, []byte(secret)) {
 			t.Fatalf("secret %q survives in the line %s", secret, redacted)
 		}
 	}
@@ -146,8 +182,12 @@ func TestRedactorHide(t *testing.T) {
 		in      string
 		want    string
 	}{
-		{"short secret is not redacted", []string{"x"}, "exhausted xx x", "exhausted xx x"},
-		{"7 bytes is short", []string{"1234567"}, "a1234567b", "a1234567b"},
+		{"a short secret inside a word stays", []string{"x"}, "script exhausted xx", "script exhausted xx"},
+		{"a short secret as a whole token", []string{"x"}, "key=x done, x", "key=" + Redacted + " done, " + Redacted},
+		{"a short secret in a hyphenated word stays", []string{"x"}, "x-ray -x", "x-ray -x"},
+		{"7 bytes is short", []string{"1234567"}, "a1234567b (1234567)", "a1234567b (" + Redacted + ")"},
+		{"a short secret the marker holds whole is ignored", []string{"]"}, "a]b", "a]b"},
+		{"a short secret inside the marker's word counts", []string{"RED"}, "RED REDACTED", Redacted + " REDACTED"},
 		{"8 bytes is a secret", []string{"12345678"}, "a12345678b", "a" + Redacted + "b"},
 		{"inside a longer word, only the secret", []string{"sk-abcdefgh"}, "token=sk-abcdefghIJKL.", "token=" + Redacted + "IJKL."},
 		{"overlapping occurrences are one marker", []string{"aaaaaaaa"}, "xaaaaaaaaaaay", "x" + Redacted + "y"},
@@ -165,7 +205,7 @@ func TestRedactorHide(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, _ := newRedactor(tt.secrets)
+			r, _, _ := newRedactor(tt.secrets)
 			if got := r.text(tt.in); got != tt.want {
 				t.Errorf("text(%q) with secrets %q = %q, want %q", tt.in, tt.secrets, got, tt.want)
 			}
@@ -187,11 +227,13 @@ func TestRedactorJSON(t *testing.T) {
 		{"secret in a key", `{"abcdefgh12345678": true}`, `{"[REDACTED]": true}`},
 		{"value of a secret key", `{"api_key": "k-1", "n": {"Token": "t"}, "password": 5}`, `{"api_key": "[REDACTED]", "n": {"Token": "[REDACTED]"}, "password": 5}`},
 		{"not JSON is stored as a string", `{"a": abcdefgh12345678`, `"{\"a\": [REDACTED]"`},
-		{"a short secret changes nothing", `{"text": "exhausted"}`, `{"text": "exhausted"}`},
+		{"a short secret inside a word changes nothing", `{"text": "exhausted"}`, `{"text": "exhausted"}`},
+		{"a short secret as a whole token", `{"text": "key x", "n": 1}`, `{"text": "key [REDACTED]", "n": 1}`},
+		{"a short secret escaped", `{"text": "key \u0078"}`, `{"text": "key [REDACTED]"}`},
 	}
-	r, ignored := newRedactor(secrets)
-	if ignored != 1 {
-		t.Errorf("newRedactor(%q) ignored %d, want 1", secrets, ignored)
+	r, ignored, short := newRedactor(secrets)
+	if ignored != 0 || short != 1 {
+		t.Errorf("newRedactor(%q) ignored %d and kept %d short, want 0 and 1", secrets, ignored, short)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,28 +244,32 @@ func TestRedactorJSON(t *testing.T) {
 	}
 }
 
-// TestShortSecretWarnsOnce checks that a short key is left alone, with one
+// TestShortSecretIsAWholeTokenAndWarnsOnce checks that a short key is
+// hidden where it stands alone and left alone inside words, with one
 // warning per store that never shows it.
-func TestShortSecretWarnsOnce(t *testing.T) {
+func TestShortSecretIsAWholeTokenAndWarnsOnce(t *testing.T) {
 	ctx := t.Context()
 	var log bytes.Buffer
 	st := newStore(t)
 	st.Logger = slog.New(slog.NewTextHandler(&log, nil))
-	st.Secrets = []string{"q7", "Zw9#4k"}
+	st.Secrets = []string{"q7", "Zw9#4k", "x"}
 	for _, id := range []string{"one", "two"} {
 		s, err := st.Create(Header{ID: id, Purpose: "use q7 and Zw9#4k"})
 		must(t, err)
-		must(t, s.Begin(ctx, "exhausted q7 Zw9#4k"))
+		must(t, s.Begin(ctx, "script exhausted; q7 Zw9#4k, q7x"))
 		must(t, s.RecordResponse(ctx, &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "q7 Zw9#4k"}}))
 		must(t, s.Commit(ctx))
 		must(t, s.Close())
 		raw, err := st.Load(id)
 		must(t, err)
-		if got := raw.Turns[0].Text; got != "exhausted q7 Zw9#4k" {
-			t.Errorf("task = %q, want it unchanged", got)
+		if got, want := raw.Header.Purpose, "use "+Redacted+" and "+Redacted; got != want {
+			t.Errorf("purpose = %q, want %q", got, want)
+		}
+		if got, want := raw.Turns[0].Text, "script exhausted; "+Redacted+" "+Redacted+", q7x"; got != want {
+			t.Errorf("task = %q, want %q", got, want)
 		}
 	}
-	if n := strings.Count(log.String(), "looks wrong"); n != 1 {
+	if n := strings.Count(log.String(), "too short"); n != 1 {
 		t.Errorf("%d warnings, want 1:\n%s", n, log.String())
 	}
 	if strings.Contains(log.String(), "q7") || strings.Contains(log.String(), "Zw9#4k") {
@@ -249,8 +295,25 @@ func FuzzRedaction(f *testing.F) {
 			{Kind: TurnFunctionCalling, CallID: "c", Tool: "t", Arguments: args},
 			{Kind: TurnToolResponse, CallID: "c", Tool: "t", Output: text, Data: args},
 		}
+		// The line's structure (event and field names, the kind, the call
+		// id and tool name) is not text the redactor sees: a secret found
+		// there is dropped, or the check would expect it hidden.
+		for _, tr := range turns {
+			tr.Text, tr.Reasoning, tr.Output, tr.Arguments, tr.Data = "", "", "", nil, nil
+			tr.Calls = slices.Clone(tr.Calls)
+			for i := range tr.Calls {
+				tr.Calls[i].Arguments = nil
+			}
+			var sk bytes.Buffer
+			must(t, writeLine(&sk, &event{Op: opPool, Turn: &tr}))
+			for i, secret := range secrets {
+				if len(OracleOccurs(sk.String(), secret)) > 0 {
+					secrets[i] = ""
+				}
+			}
+		}
 		var plain redactor
-		red, _ := newRedactor(secrets)
+		red, _, _ := newRedactor(secrets)
 		for _, tr := range turns {
 			var a, b bytes.Buffer
 			pt, rt := plain.turn(tr), red.turn(tr)

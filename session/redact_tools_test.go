@@ -34,7 +34,7 @@ func TestRedactionOfRealToolOutput(t *testing.T) {
 	apiKey := "wld-Qm3vT8xW2pL9nR4kY7sD1fH6jZ0cB5gA"
 	must(t, os.WriteFile(filepath.Join(ws, "creds.txt"), []byte("account "+apiKey+"\nport 8080\n"), 0o644))
 	secrets := []string{
-		"x", "func", "return", "1234567", // too short: left alone
+		"x", "func", "return", "1234567", // short: hidden only as whole tokens
 		"errorStr", "errorString", "Marshaler", "ErrUnexpectedEOF", "interface", // in the sources; one inside another
 		apiKey,
 		`<tag>&"quoted"\`, // needs escaping in JSON
@@ -120,7 +120,7 @@ func TestRedactionOfRealToolOutput(t *testing.T) {
 	if n := bytes.Count(secretJournal, []byte(session.Redacted)); n < 50 {
 		t.Errorf("only %d markers in the redacted journal", n)
 	}
-	if n := strings.Count(warnings.String(), "looks wrong"); n != 1 {
+	if n := strings.Count(warnings.String(), "too short"); n != 1 {
 		t.Errorf("%d warnings about short secrets, want 1:\n%s", n, warnings.String())
 	}
 	t.Logf("%d journal lines, %d bytes unredacted, %d markers", len(plainLines), len(plainJournal), bytes.Count(secretJournal, []byte(session.Redacted)))

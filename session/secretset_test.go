@@ -73,11 +73,23 @@ func TestSecretSet(t *testing.T) {
 		t.Errorf("Redact on an empty set = %q", got)
 	}
 	s.Add("s3cr3t")
-	if got := s.Redact(`token s3cr3t and "s3cr3ts3cr3t"`); got != `token [REDACTED] and "[REDACTED]"` {
+	// Six bytes: a whole token only.
+	if got := s.Redact(`token s3cr3t and "s3cr3ts3cr3t"`); got != `token [REDACTED] and "s3cr3ts3cr3t"` {
 		t.Errorf("Redact = %q", got)
 	}
 	if got := string(s.RedactJSON(json.RawMessage(`{"a":"x s3cr3t","n":1}`))); got != `{"a":"x [REDACTED]","n":1}` {
 		t.Errorf("RedactJSON = %s", got)
+	}
+	if !s.AddKnown("x") || !s.Has("x") || s.Has("y") {
+		t.Error("AddKnown refused a one-letter key")
+	}
+	if got := s.Redact("script exhausted; key=x"); got != "script exhausted; key=[REDACTED]" {
+		t.Errorf("Redact = %q", got)
+	}
+	for _, v := range []string{"", "\xff", "]", "REDACTED"} {
+		if s.AddKnown(v) {
+			t.Errorf("AddKnown(%q) = true", v)
+		}
 	}
 	var nilSet *SecretSet
 	if nilSet.Redact("a") != "a" || nilSet.Len() != 0 {

@@ -50,11 +50,14 @@ type Store struct {
 	// Sync says when journals are fsynced; the zero value is SyncCommit.
 	Sync SyncMode
 	// Secrets are values that must never reach a journal, such as the API
-	// key in use; they are replaced by [Redacted] wherever they appear
-	// (see the package documentation, "Secrets"). A value shorter than
-	// [MinSecretLen] bytes, not valid UTF-8 or part of [Redacted] is not a
-	// real secret and is ignored, with one warning to Logger that never
-	// shows the value.
+	// key in use; they are replaced by [Redacted] (see the package
+	// documentation, "Secrets"): wherever they appear when they are
+	// [MinSecretLen] bytes or more, only as whole tokens when shorter. A
+	// shorter value gets one warning to Logger, and a value that is not
+	// valid UTF-8 or that [Redacted] holds is ignored with one; neither
+	// shows the value. A host that knows where its secrets come from can
+	// put them in Live instead ([SecretSet.AddKnown]) and warn naming
+	// them.
 	// Built-in patterns catch common key formats and Authorization headers.
 	// Secrets is read when the store is first used.
 	Secrets []string
@@ -138,15 +141,19 @@ func (s *Store) logger() *slog.Logger {
 }
 
 // redactor returns the redactor of s.Secrets, made on first use, when it
-// warns about values it ignores.
+// warns about values it ignores or can hide only as whole tokens.
 func (s *Store) redactor() redactor {
 	s.redactOnce.Do(func() {
-		var ignored int
-		s.red, ignored = newRedactor(s.Secrets)
+		var ignored, short int
+		s.red, ignored, short = newRedactor(s.Secrets)
 		s.red.live = s.Live
 		if ignored > 0 {
-			s.logger().Warn("a secret to keep out of session journals looks wrong (shorter than min_bytes, or not UTF-8), so it is not redacted; check the API key",
-				"ignored", ignored, "min_bytes", MinSecretLen)
+			s.logger().Warn("a secret to keep out of session journals looks wrong (not UTF-8, or part of the redaction marker), so it is not redacted; check the API key",
+				"ignored", ignored)
+		}
+		if short > 0 {
+			s.logger().Warn("a secret to keep out of session journals is too short to redact reliably: it is hidden only where it stands alone as a word, not inside longer words",
+				"short", short, "min_bytes", MinSecretLen)
 		}
 	})
 	return s.red
