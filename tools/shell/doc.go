@@ -18,12 +18,42 @@
 // controlling terminal, so a program that opens /dev/tty to ask for a
 // password fails at once instead of waiting. Its environment is wield's,
 // less variables whose names look like secrets (see [Config.AllowEnv]),
-// with PAGER=cat, GIT_PAGER=cat, GIT_TERMINAL_PROMPT=0 and GIT_EDITOR=true.
+// with PAGER=cat, GIT_PAGER=cat, GIT_TERMINAL_PROMPT=0 and GIT_EDITOR=true,
+// and with git configuration that follows (see "Git" below).
 //
 // The directory check is a convenience, not a sandbox: a command can cd
 // anywhere and touch any file its user can. Deciding which commands may
 // run is the policy's job, on the commands the shellcmd package splits
 // out of the line.
+//
+// # Git
+//
+// A policy runs git status, git log, git diff and the like without
+// asking, because they only read; but a repository's .git/config and
+// .gitattributes can make git run programs (core.fsmonitor, a filter's
+// clean command, a textconv, hooks, a pager, an alias…). So before each
+// command, git config --list is read in the command's directory, and the
+// command's environment gets GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n and
+// GIT_CONFIG_VALUE_n entries that override every such setting the
+// repository made, with the user's own value or none (the keys are
+// listed in internal/gitsafe). Entries the environment already has are
+// kept, before these, when they are complete; an incomplete set (the
+// GIT_CONFIG_KEY_n names look like secrets and are dropped unless
+// [Config.AllowEnv] lets them through) is dropped. Hooks are off
+// (core.hooksPath=/dev/null) unless [Config.GitHooks].
+//
+// What this does not guarantee: the configuration read is that of the
+// repository of the command's directory, as it was when the command
+// started. A line that changes into another repository (cd vendor/x,
+// git -C x) or into a submodule gets the overrides that need no reading
+// (hooks, fsmonitor, pager, editors, ssh, askpass, credential helpers,
+// gpg, ext::), but not those of the filters, diff and merge drivers,
+// aliases and remotes that repository defines. git -c and
+// GIT_CONFIG_PARAMETERS, which git reads after GIT_CONFIG_COUNT, and a
+// command that drops the environment, undo the overrides; the policy
+// asks before such lines. A git the repository's settings make fail
+// (a diff driver it defines, whose command is now empty) says it
+// "cannot run" the program.
 //
 // # Limits
 //

@@ -119,7 +119,7 @@ func (s *shell) run(ctx context.Context, c *tool.Call, in RunInput) (tool.Result
 	}
 	spec := procSpec{
 		shell: s.path, command: in.Command, desc: in.Description, dir: dir,
-		env: s.environ(), capture: s.cfg.CaptureLimit, limits: lim, supervisor: s.cfg.Supervisor,
+		env: s.gitEnviron(ctx, dir, s.environ()), capture: s.cfg.CaptureLimit, limits: lim, supervisor: s.cfg.Supervisor,
 	}
 	if s.cfg.Sandbox != nil {
 		if err := s.sandboxed(&spec, c.Root); err != nil {

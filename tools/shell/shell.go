@@ -2,6 +2,7 @@ package shell
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +15,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/wieldhq/wield/internal/gitsafe"
 	"github.com/wieldhq/wield/sandbox"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/workspace"
@@ -99,6 +101,12 @@ type Config struct {
 	// secrets: the host chose them (wield gives the values the user
 	// supplied with request_env). Env must be safe for concurrent use.
 	Env func() []string
+	// GitHooks reports whether git commands may run the repository's
+	// hooks. Set it only for a workspace the user trusts. False, the zero
+	// value, sets core.hooksPath to /dev/null for every command; see
+	// "Git" in the package documentation for the rest of what git is kept
+	// from running.
+	GitHooks bool
 }
 
 // Tools returns the shell tools in display order: run_shell_command,
@@ -202,6 +210,30 @@ func (s *shell) environ() []string {
 		if name, _, ok := strings.Cut(kv, "="); ok && name != "" && name != markerVar {
 			out = append(out, kv)
 		}
+	}
+	return out
+}
+
+// gitListTimeout bounds the git config --list run before a command.
+const gitListTimeout = 10 * time.Second
+
+// gitEnviron returns env with the configuration that keeps git, in the
+// commands run in dir, from running programs the repository in dir (or
+// above it) chose. When that configuration cannot be read (no git, a
+// configuration git cannot parse) it still sets what needs no reading:
+// no hooks, no fsmonitor, no pager or editor, no ext:: transport, no
+// credential helper.
+func (s *shell) gitEnviron(ctx context.Context, dir string, env []string) []string {
+	opts := gitsafe.Options{Hooks: s.cfg.GitHooks}
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return gitsafe.Environ(nil, env, opts)
+	}
+	ctx, cancel := context.WithTimeout(ctx, gitListTimeout)
+	defer cancel()
+	out, err := gitsafe.Load(ctx, git, dir, env, opts)
+	if err != nil {
+		return gitsafe.Environ(nil, env, opts)
 	}
 	return out
 }
