@@ -25,11 +25,30 @@
 // or discards changes, and git_checkout runs git switch, which refuses to
 // overwrite uncommitted work.
 //
-// The repository's own configuration and hooks still apply: a commit runs
-// its pre-commit hooks, and a filter or fsmonitor configured in
-// .git/config runs as it would for the user. The tools do not guard
-// against a repository configured to run commands; the workspace is the
-// user's.
+// # What the repository cannot make git do
+//
+// A repository's .git/config (with what it includes) and .gitattributes
+// can name programs that git runs: an fsmonitor on git status, a filter
+// on git add, a textconv on git diff, hooks, a pager, gpg. Before every
+// command the tools read git's configuration (git config --list
+// --show-scope) and override on git's command line (GIT_CONFIG_COUNT)
+// every key the repository set that names a program, with the user's own
+// value (from the system or global configuration) or with none; the
+// list of keys is in internal/gitsafe. No hook runs, except those of
+// git_commit when [Config.RunHooks] is set, for a workspace the user
+// trusts. git_diff, git_show and git_blame also pass --no-ext-diff and
+// --no-textconv, so a diff driver the repository defines does not make
+// them fail, and git_status and git_diff pass --ignore-submodules=dirty,
+// so git does not run in a submodule, whose configuration is not read.
+// Programs the user configured (a credential helper, git-lfs as a
+// filter) still run.
+//
+// What this does not guarantee: the configuration is read as it is just
+// before each command, and is git 2.39's list of keys; a later git may
+// add keys that run programs. The tools do not stop the user's own
+// programs from reading the repository's settings (git-lfs reads lfs.*
+// keys beyond those overridden), nor a repository's core.worktree from
+// pointing git at files outside the workspace.
 //
 // # Environment and limits
 //
@@ -37,8 +56,8 @@
 // could point it at another repository, index, object store or
 // configuration (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, GIT_CONFIG_*, …;
 // the author and committer identity and the ssh settings are kept), with
-// prompts, pagers and editors off (GIT_TERMINAL_PROMPT=0, core.pager=cat)
-// and standard input empty. Read-only commands take no optional locks
+// prompts, pagers and editors off (GIT_TERMINAL_PROMPT=0, core.pager=cat),
+// the overrides above, and standard input empty. Read-only commands take no optional locks
 // (--no-optional-locks), so they never block the user's own git.
 //
 // A command runs at most [Config.Timeout] (default [DefaultTimeout]); on
