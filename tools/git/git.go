@@ -91,6 +91,7 @@ func (r *runner) numbers() map[string]any {
 		"MaxOutputKiB":    r.cfg.MaxOutput >> 10,
 		"DefaultLogLimit": DefaultLogLimit,
 		"MaxLogLimit":     MaxLogLimit,
+		"RunHooks":        r.cfg.RunHooks,
 	}
 }
 

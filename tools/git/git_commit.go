@@ -18,9 +18,10 @@ type CommitInput struct {
 
 // NewCommit returns git_commit: it records the staged changes as a new
 // commit on the current branch. It refuses when nothing is staged, and
-// it never amends, pushes or skips hooks: its argument vector is fixed,
-// and the message goes to git on standard input. A policy asks before it
-// runs unless a rule allows it.
+// it never amends or pushes: its argument vector is fixed,
+// and the message goes to git on standard input. It runs the
+// repository's hooks only if cfg.RunHooks. A policy asks before it runs
+// unless a rule allows it.
 func NewCommit(cfg Config) *tool.Tool {
 	r := newRunner(cfg)
 	return tool.New(tool.Spec{
