@@ -67,10 +67,18 @@ func Enter(args []string) int {
 	if s.Host != 0 && os.Getppid() != s.Host {
 		return fail(exitSetup, "the host is gone")
 	}
+	if s.Proxy != nil && s.Proxy.Inside {
+		return forwardInside(s, status)
+	}
 	argv := s.Args
 	switch s.Mechanism {
 	case Bubblewrap:
 		argv = s.bwrapArgs()
+		if s.Proxy != nil {
+			if argv, err = s.forwarderArgs(); err != nil {
+				return fail(exitSetup, "%v", err)
+			}
+		}
 	case Landlock:
 		dropCapabilities()
 		if err := restrictLandlock(s); err != nil {

@@ -78,7 +78,7 @@ func restrictLandlock(s *spec) error {
 		rules = append(rules, landlock.RWDirs(s.Writable...).WithRefer())
 	}
 	if !s.Network {
-		return cfg.Restrict(rules...)
+		return cfg.Restrict(append(rules, s.proxyRules()...)...)
 	}
 	if err := cfg.RestrictPaths(rules...); err != nil {
 		return err

@@ -82,6 +82,7 @@ func (s *Sandbox) prepare(c *Command) (*prepared, error) {
 	if s.caps.Mechanism != NoIsolation {
 		p.spec.Hide, p.spec.Show = resolveHidden(s.hide, s.show, writable)
 	}
+	s.useProxy(p, c)
 	cpu := limit(c.CPUTime, DefaultCPUTime)
 	p.spec.CPUSeconds = uint64((cpu + time.Second - 1) / time.Second)
 	p.spec.Memory = uint64(limit(c.Memory, DefaultMemory))

@@ -113,6 +113,12 @@ type Config struct {
 	// shown there, read-only. {"/"} hides nothing. Nil hides every
 	// default. New copies the slice.
 	Show []string
+	// Proxy, when set, is the network proxy through which commands
+	// without [Command.Network] reach the network (package
+	// sandbox/egress serves one); see "Network through a proxy" in the
+	// package documentation. Nil means such commands have no network.
+	// New copies it.
+	Proxy *Proxy
 	// Logger receives a debug record per run; nil discards.
 	Logger *slog.Logger
 }
@@ -157,6 +163,9 @@ func New(ctx context.Context, cfg Config) (*Sandbox, error) {
 	}
 	if chosen == nil || chosen.Level < cfg.Minimum {
 		return nil, &UnavailableError{Minimum: cfg.Minimum, Mechanism: cfg.Mechanism, Probed: probed}
+	}
+	if cfg.Proxy, err = checkProxy(cfg.Proxy, chosen.Mechanism); err != nil {
+		return nil, err
 	}
 	log := cfg.Logger
 	if log == nil {

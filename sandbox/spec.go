@@ -35,6 +35,10 @@ type spec struct {
 	// inside a writable directory or inside another of its list.
 	Hide []hiddenPath `json:"hide,omitempty"`
 	Show []hiddenPath `json:"show,omitempty"`
+
+	// Proxy, when set, is the network proxy the command reaches (see
+	// network.go); Network is then false.
+	Proxy *proxySpec `json:"proxy,omitempty"`
 }
 
 func (s *spec) encode() string {
@@ -87,6 +91,9 @@ func (s *spec) check() error {
 		if !filepath.IsAbs(h.Path) {
 			return fmt.Errorf("shown path %q is not absolute", h.Path)
 		}
+	}
+	if err := s.Proxy.check(); err != nil {
+		return err
 	}
 	if s.StatusFD > 1<<20 {
 		return fmt.Errorf("status descriptor %d out of range", s.StatusFD)

@@ -207,14 +207,14 @@ func repoRule(k key) (rule, bool) {
 // A setting is one variable given on git's command line.
 type setting struct{ key, value string }
 
-// Settings returns the command-line configuration and the environment
-// variables that neutralise what entries (the output of [ParseList], nil
-// when unknown) would make git run, as "KEY=VALUE" strings in the order
-// they must be given (later ones win). env is the environment git will
-// run with: it supplies the fallbacks $GIT_SSH and $SSH_ASKPASS and
-// tells whether GIT_PROXY_COMMAND is set. Settings does not modify its
-// arguments.
-func Settings(entries []Entry, env []string, opts Options) (config, vars []string) {
+// settings returns the command-line configuration and the environment
+// variables ("NAME=VALUE") that neutralise what entries (nil when
+// unknown) would make git run, in the order they must be given (later
+// ones win). env is the environment git will run with: it supplies the
+// fallbacks $GIT_SSH and $SSH_ASKPASS and tells whether
+// GIT_PROXY_COMMAND is set. A key may hold '=' (in a URL), so the
+// settings are pairs, never "key=value" strings.
+func settings(entries []Entry, env []string, opts Options) (config []setting, vars []string) {
 	var out []setting
 	last := func(names ...string) (string, bool) {
 		for _, e := range slices.Backward(entries) {
@@ -291,10 +291,7 @@ func Settings(entries []Entry, env []string, opts Options) (config, vars []strin
 	if proxy && !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "GIT_PROXY_COMMAND=") }) {
 		vars = append(vars, "GIT_PROXY_COMMAND=")
 	}
-	for _, s := range out {
-		config = append(config, s.key+"="+s.value)
-	}
-	return config, vars
+	return out, vars
 }
 
 // lastRepo returns the last value the repository gave k.
@@ -307,15 +304,17 @@ func lastRepo(entries []Entry, k key) string {
 	return ""
 }
 
-// Environ returns a copy of env with the settings of [Settings] added:
-// the configuration as GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n and
+// Environ returns a copy of env with the settings that neutralise what
+// entries (the output of [ParseList]; nil when unknown, which leaves the
+// keys overridden on every command) would make git run: the
+// configuration as GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n and
 // GIT_CONFIG_VALUE_n after any entries env already has (kept, and
 // overridden where they name the same keys), and the variables. An
 // incomplete set of GIT_CONFIG_ entries in env (a count without all its
 // keys and values, which git refuses) is dropped.
 func Environ(entries []Entry, env []string, opts Options) []string {
 	env = cleanCount(env)
-	config, vars := Settings(entries, env, opts)
+	config, vars := settings(entries, env, opts)
 	n, _ := strconv.Atoi(lookup(env, "GIT_CONFIG_COUNT"))
 	out := make([]string, 0, len(env)+2*len(config)+len(vars)+1)
 	for _, kv := range env {
@@ -323,9 +322,8 @@ func Environ(entries []Entry, env []string, opts Options) []string {
 			out = append(out, kv)
 		}
 	}
-	for i, kv := range config {
-		k, v, _ := strings.Cut(kv, "=")
-		out = append(out, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n+i, k), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n+i, v))
+	for i, s := range config {
+		out = append(out, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n+i, s.key), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n+i, s.value))
 	}
 	out = append(out, "GIT_CONFIG_COUNT="+strconv.Itoa(n+len(config)))
 	return append(out, vars...)

@@ -99,6 +99,7 @@ func config(t *testing.T, env []string) []string {
 func TestEnviron(t *testing.T) {
 	repo := []Entry{
 		{Scope: "global", Key: "credential.helper", Value: "store"},
+		{Scope: "global", Key: "credential.https://example.com/?a=b.helper", Value: "cache"},
 		{Scope: "global", Key: "filter.lfs.clean", Value: "git-lfs clean -- %f"},
 		{Scope: "local", Key: "filter.lfs.clean", Value: "evil"},
 		{Scope: "local", Key: "filter.Ev.il.smudge", Value: "evil"},
@@ -116,7 +117,7 @@ func TestEnviron(t *testing.T) {
 	got := config(t, env)
 	for _, want := range []string{
 		"core.hooksPath=/dev/null", "core.fsmonitor=false", "core.sshCommand='/opt/my ssh'", "core.askPass=",
-		"credential.helper=", "credential.helper=store", "protocol.ext.allow=never",
+		"credential.helper=", "credential.helper=store", "credential.https://example.com/?a=b.helper=cache", "protocol.ext.allow=never",
 		"filter.lfs.clean=git-lfs clean -- %f", "filter.Ev.il.smudge=", "submodule.b.update=none",
 		"alias.st=", "pager.log=false", "diff.x.textconv=", "protocol.file.allow=never",
 	} {
