@@ -60,6 +60,39 @@
 // stream the output is cut and the command stopped; past
 // [Command.Timeout] it is killed with everything it started.
 //
+// # Network through a proxy
+//
+// With [Config.Proxy], a command that does not have [Command.Network]
+// reaches the network through an HTTP proxy, and only through it.
+// Package sandbox/egress serves one that connects to the hosts of an
+// allow list ("api.example.com", "*.github.com") and only to public
+// addresses, resolving names itself, and answers any other request with
+// a 403 whose reason phrase and body say why. The command's environment
+// names the proxy, in place of the caller's values: HTTP_PROXY,
+// HTTPS_PROXY and ALL_PROXY, and their lower-case forms, are
+// http://127.0.0.1:PORT; NO_PROXY and no_proxy are empty. curl, wget,
+// Python, Go, git, pip and npm read them.
+//
+// Under bubblewrap the network namespace keeps only its loopback
+// interface. The helper starts itself again inside the sandbox; that
+// inner helper listens on 127.0.0.1:PORT of the namespace, forwards each
+// connection to the proxy's Unix socket (whose directory is shown even
+// inside a hidden one), and runs the command as its child through one
+// more helper, which sets the limits; it passes signals on and exits
+// with the command's status. So the proxy is all there is to reach: a
+// program that ignores the proxy variables, or speaks UDP, gets no
+// network, and there is no DNS inside the sandbox.
+//
+// Under Landlock (ABI 4 and later) TCP connect is allowed to the proxy's
+// port and nothing else. Landlock restricts ports, not addresses: the
+// command may connect to that port number of any host, so a server
+// elsewhere listening on it is reachable. UDP, DNS included, is open
+// before ABI 10, as below. Without isolation, and under Landlock before
+// ABI 4, the variables are set and nothing is enforced.
+//
+// The proxy decides where connections go, not what they carry: an
+// allowed host receives whatever the command sends it.
+//
 // # What is not guaranteed
 //
 // The view of the file system is read-only, not hidden: the command can
