@@ -17,7 +17,9 @@ import (
 type Proxy struct {
 	// Socket is the path of the proxy's Unix socket, which a command
 	// reaches under bubblewrap through a forwarder inside its network
-	// namespace. Required with bubblewrap.
+	// namespace. Required with bubblewrap. Its directory is shown to
+	// commands even when it lies in a hidden one ([Config.Hide]), so it
+	// should hold nothing else.
 	Socket string
 	// Addr is the proxy's address on 127.0.0.1, which a command reaches
 	// under Landlock (and without isolation). Required with Landlock.
@@ -121,7 +123,6 @@ func (s *Sandbox) useProxy(p *prepared, c *Command) {
 		}
 	}
 	p.env = proxyEnv(p.env, "http://127.0.0.1:"+strconv.Itoa(int(port)))
-	p.spec.Network = false
 }
 
 // proxyEnv returns env with the proxy variables set to url and the

@@ -114,12 +114,16 @@ func forwardInside(s *spec, status *os.File) int {
 			}
 		}
 	})
-	cmd.Wait()
+	werr := cmd.Wait()
 	close(done)
 	relay.Wait()
 	ln.Close()
 	f.closeAll()
 	wg.Wait()
+	if cmd.ProcessState == nil {
+		fmt.Fprintf(os.Stderr, "sandbox proxy forwarder: wait: %v\n", werr)
+		return exitSetup
+	}
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	if ws.Signaled() {
 		return 128 + int(ws.Signal())

@@ -268,3 +268,75 @@ func TestNewChecksTheProxy(t *testing.T) {
 		}
 	}
 }
+
+// TestProxySocketInAHiddenDirectory puts the proxy's socket in a
+// directory the sandbox hides: the command still reaches the proxy, and
+// the rest of the hidden directory stays hidden.
+func TestProxySocketInAHiddenDirectory(t *testing.T) {
+	secret := t.TempDir()
+	if err := os.WriteFile(filepath.Join(secret, "token"), []byte("SECRET"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(secret, "proxy"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "reached") }))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	p, err := egress.New(t.Context(), egress.Config{Allow: []string{"allowed.test:" + u.Port()},
+		Socket:   filepath.Join(secret, "proxy", "proxy.sock"),
+		Resolver: hostsResolver{"allowed.test": "127.0.0.1"}, AllowAddrs: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ran := 0
+	for _, m := range []sandbox.Mechanism{sandbox.Bubblewrap, sandbox.Landlock} {
+		sb, err := sandbox.New(t.Context(), sandbox.Config{Helper: helper(t), Mechanism: m, Hide: []string{secret},
+			Proxy: &sandbox.Proxy{Socket: p.Socket(), Addr: p.Addr()}})
+		if err != nil {
+			continue
+		}
+		ran++
+		t.Run(string(m), func(t *testing.T) {
+			res := run(t, sb, &sandbox.Command{Args: []string{"curl", "-sS", "--max-time", "20", "http://allowed.test:" + u.Port() + "/"}})
+			if res.ExitCode != 0 || string(res.Stdout) != "reached" {
+				t.Errorf("curl: exit %d, stdout %q, stderr %q; want 0, \"reached\"", res.ExitCode, res.Stdout, res.Stderr)
+			}
+			res = run(t, sb, &sandbox.Command{Args: []string{"cat", filepath.Join(secret, "token")}})
+			if res.ExitCode == 0 || strings.Contains(string(res.Stdout), "SECRET") {
+				t.Errorf("cat token: exit %d, stdout %q; want it hidden", res.ExitCode, res.Stdout)
+			}
+		})
+	}
+	if ran == 0 {
+		t.Fatal("no sandbox mechanism works on this machine")
+	}
+}
+
+// TestWrapThroughProxy starts a command from Wrap's command line, as the
+// shell tool does, and checks it reaches an allowed host through the
+// proxy and no other.
+func TestWrapThroughProxy(t *testing.T) {
+	sbs, pp, _ := proxied(t)
+	for _, sb := range sbs {
+		t.Run(string(sb.Capabilities().Mechanism), func(t *testing.T) {
+			for _, tt := range []struct{ host, want string }{
+				{"allowed.test", "hello from allowed.test:" + pp + "/w"},
+				{"evil.test", "host evil.test is not in the sandbox's network allow list"},
+			} {
+				w, err := sb.Wrap(&sandbox.Command{Args: []string{"curl", "-sS", "--max-time", "20", "http://" + tt.host + ":" + pp + "/w"}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				cmd := exec.CommandContext(t.Context(), w.Args[0], w.Args[1:]...)
+				cmd.Env = w.Env
+				out, err := cmd.CombinedOutput()
+				w.Cleanup()
+				if err != nil || !strings.Contains(string(out), tt.want) {
+					t.Errorf("wrapped curl %s: %v, output %q; want %q", tt.host, err, out, tt.want)
+				}
+			}
+		})
+	}
+}
