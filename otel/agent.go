@@ -112,7 +112,7 @@ func (r *Run) End(o RunOutcome, err error) {
 	r.span.SetAttributes(usageAttrs(o.Usage)...)
 	if err != nil {
 		r.span.SetAttributes(keyErrorType.String(errorType(err)))
-		r.span.SetStatus(codes.Error, err.Error())
+		r.span.SetStatus(codes.Error, r.t.status(err.Error()))
 	}
 	r.span.End()
 }
@@ -231,7 +231,7 @@ func (c *Chat) End(ctx context.Context, resp *llm.Response, err error) {
 	}
 	if err != nil {
 		c.span.SetAttributes(keyErrorType.String(errorType(err)))
-		c.span.SetStatus(codes.Error, err.Error())
+		c.span.SetStatus(codes.Error, t.status(err.Error()))
 	}
 	c.span.End()
 }

@@ -181,7 +181,7 @@ func (c *MCPCall) End(ctx context.Context, failed bool, err error) {
 		if err != nil {
 			msg = err.Error()
 		}
-		c.span.SetStatus(codes.Error, msg)
+		c.span.SetStatus(codes.Error, c.t.status(msg))
 	}
 	c.span.End()
 }

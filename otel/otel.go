@@ -37,9 +37,12 @@ type Config struct {
 	// DefaultMaxContentBytes.
 	MaxContentBytes int
 	// Redact removes secrets from captured content before it is put on a
-	// span; wield passes its session store's redaction ([session.Store.Redact]).
-	// Nil with CaptureContent is an error: content is never exported
-	// unredacted by accident.
+	// span, and from the error message of a failed span's status, which is
+	// exported whether content is captured or not (a tool's error may
+	// quote a token); wield passes its session store's redaction
+	// ([session.Store.Redact]). Nil with CaptureContent is an error:
+	// content is never exported unredacted by accident. Nil without it
+	// leaves error messages as they are.
 	Redact func(string) string
 }
 
@@ -113,6 +116,15 @@ func (t *Telemetry) content(s string) (string, bool) {
 		s = s[:cut] + "…[truncated]"
 	}
 	return t.redact(s), true
+}
+
+// status returns msg, an error message for a span's status, redacted when
+// there is a Redact function.
+func (t *Telemetry) status(msg string) string {
+	if t.redact == nil {
+		return msg
+	}
+	return t.redact(msg)
 }
 
 // instruments are the metric instruments; zero (all nil) without a meter.

@@ -358,3 +358,26 @@ func TestAgentRun_pausedCallIsNoError(t *testing.T) {
 		t.Errorf("wield.policy.decision = %q, want ask", got)
 	}
 }
+
+// TestStatusIsRedacted checks that a failed call's error message, which
+// is exported with content capture off too, goes through Redact.
+func TestStatusIsRedacted(t *testing.T) {
+	const secret = "ghp_notarealtokenatall"
+	redact := func(s string) string { return strings.ReplaceAll(s, secret, "[REDACTED]") }
+	r := newRecorded(t, otel.Config{Redact: redact})
+	leak := tool.New(tool.Spec{Name: "leak", Description: "Fail with a token in the error."},
+		func(context.Context, *tool.Call, upperInput) (tool.Result, error) {
+			return tool.Result{Error: "token " + secret + " was refused"}, nil
+		})
+	reg, _ := tool.NewRegistry(leak)
+	model := script(t, `{"round": 1, "tool_calls": [{"id": "c1", "name": "leak", "arguments": {"text": "a"}}]}
+{"round": 2, "text": "done"}`)
+	a, _ := agent.New(agent.Config{Provider: model, Tools: reg, Telemetry: r.tel})
+	if _, err := a.Run(t.Context(), agent.NewMemorySession("s"), "go"); err != nil {
+		t.Fatal(err)
+	}
+	ex := find(t, r.spans.Ended(), "execute_tool leak")
+	if got, want := ex.Status().Description, "token [REDACTED] was refused"; got != want {
+		t.Errorf("status = %q, want %q", got, want)
+	}
+}

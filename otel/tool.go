@@ -183,7 +183,7 @@ func (t tracedRecorder) RecordResult(ctx context.Context, c *tool.Call, res tool
 func endCall(t *Telemetry, span trace.Span, res tool.Result) {
 	if !res.Success {
 		span.SetAttributes(keyToolSuccess.Bool(false), keyErrorType.String(errToolFailed))
-		span.SetStatus(codes.Error, res.Error)
+		span.SetStatus(codes.Error, t.status(res.Error))
 	}
 	if t.capture {
 		s, _ := t.content(res.ForModel())

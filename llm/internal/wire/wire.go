@@ -20,9 +20,9 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
+	"github.com/wieldhq/wield/internal/redact"
 	"github.com/wieldhq/wield/internal/textcut"
 	"github.com/wieldhq/wield/llm"
 )
@@ -289,20 +289,31 @@ func (c *Client) transportError(ctx context.Context, err error) error {
 	return c.Redact(&llm.APIError{Err: err})
 }
 
-// Redact removes the API key from err's message.
+// Redact removes the API key from err's message, replacing it with
+// "[redacted]" by the rule of package internal/redact that wield's
+// journal and logs follow too: a key of 8 bytes or more wherever it
+// occurs, a shorter one (a placeholder such as "x" for a local server)
+// only where it is a whole token, so that "script exhausted" stays as it
+// is. An [*llm.APIError] keeps its type, status and, when it held no key,
+// its wrapped error; any other error that holds the key becomes a plain
+// error with the redacted message.
 func (c *Client) Redact(err error) error {
-	if c.Key == "" || err == nil || !strings.Contains(err.Error(), c.Key) {
+	if c.Key == "" || err == nil || redact.Index(err.Error(), c.Key) < 0 {
 		return err
 	}
+	keys := []string{c.Key}
 	if e, ok := errors.AsType[*llm.APIError](err); ok {
-		e.Message = strings.ReplaceAll(e.Message, c.Key, "[redacted]")
-		if e.Err != nil && strings.Contains(e.Err.Error(), c.Key) {
-			e.Err = errors.New(strings.ReplaceAll(e.Err.Error(), c.Key, "[redacted]"))
+		e.Message = redact.Replace(e.Message, keys, redactedKey)
+		if e.Err != nil && redact.Index(e.Err.Error(), c.Key) >= 0 {
+			e.Err = errors.New(redact.Replace(e.Err.Error(), keys, redactedKey))
 		}
 		return e
 	}
-	return errors.New(strings.ReplaceAll(err.Error(), c.Key, "[redacted]"))
+	return errors.New(redact.Replace(err.Error(), keys, redactedKey))
 }
+
+// redactedKey stands for the API key in error messages.
+const redactedKey = "[redacted]"
 
 // idleTimer fires when an attempt has received nothing for d.
 type idleTimer struct {

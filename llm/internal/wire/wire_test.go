@@ -113,6 +113,40 @@ func TestKeyNeverInErrors(t *testing.T) {
 	}
 }
 
+// TestRedactIsExact checks Redact's rule: a short key (a placeholder for
+// a local server) is hidden only as a whole token, never inside a word,
+// and a long one wherever it occurs.
+func TestRedactIsExact(t *testing.T) {
+	tests := []struct {
+		name, key string
+		err       error
+		want      string
+	}{
+		{"a short key inside a word stays", "x", errors.New("script exhausted"), "script exhausted"},
+		{"a short key as a token", "x", errors.New("key x was refused"), "key [redacted] was refused"},
+		{"a short key in an API error", "x",
+			&llm.APIError{Status: 401, Message: "script exhausted; bad key: x"},
+			"model endpoint answered 401: script exhausted; bad key: [redacted]"},
+		{"a short key in a transport error", "local",
+			&llm.APIError{Err: errors.New("dial http://127.0.0.1:1/v1?key=local: connection refused (localhost)")},
+			"model endpoint unreachable: dial http://127.0.0.1:1/v1?key=[redacted]: connection refused (localhost)"},
+		{"a long key inside a word", "sk-secret-key-1234", errors.New("tokensk-secret-key-1234x"), "token[redacted]x"},
+		{"no key", "", errors.New("x"), "x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &Client{Key: tt.key}
+			if got := c.Redact(tt.err).Error(); got != tt.want {
+				t.Errorf("Redact(%q) with key %q = %q, want %q", tt.err, tt.key, got, tt.want)
+			}
+		})
+	}
+	plain := errors.New("script exhausted")
+	if got := (&Client{Key: "x"}).Redact(plain); got != plain {
+		t.Errorf("Redact returned a new error %v for one without the key", got)
+	}
+}
+
 func TestIdleTimeout(t *testing.T) {
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
