@@ -44,6 +44,15 @@ func (g *globals) loadAgents(ws string) *subagent.Set {
 			g.logger().Warn("agent definition", "problem", p.Error())
 		}
 	}
+	if !g.trusted(ws) {
+		// The workspace's definitions run on their parent's model: a
+		// model is the user's to choose (see project.go).
+		for _, name := range set.Names() {
+			if d, _ := set.Get(name); d.Scope == subagent.ScopeWorkspace {
+				d.Model = ""
+			}
+		}
+	}
 	return set
 }
 

@@ -111,7 +111,7 @@ func (g *globals) codeSettings() (runConfig, error) {
 	if err != nil {
 		return runConfig{}, err
 	}
-	cfg, err := loadRunConfig(runConfig{AskModel: g.code.askModel, Sandbox: g.code.sandbox, SandboxNetwork: g.code.network}, ws, os.Getenv)
+	cfg, err := loadRunConfig(runConfig{AskModel: g.code.askModel, Sandbox: g.code.sandbox, SandboxNetwork: g.code.network}, ws, os.Getenv, g.trusted(ws))
 	if err != nil {
 		return runConfig{}, &exitError{exitUsage, err}
 	}

@@ -72,7 +72,7 @@ See also: wield session show, wield run --session.`,
 				return err
 			}
 			pol := &policy.Policy{Root: ws, Logger: g.logger()}
-			if err := pol.Load(policy.SettingsFiles(ws)...); err != nil {
+			if err := g.loadSettings(pol, ws); err != nil {
 				return &exitError{exitUsage, err}
 			}
 			compactHooks(&cfg, pol.Hooks, ws)
@@ -120,7 +120,7 @@ func (g *globals) compactModel(cfg *compact.Config, ws, model, replayFile string
 		cfg.Provider, cfg.Model, cfg.Window = p, "replay", window
 		return nil, nil
 	}
-	rc, err := loadRunConfig(runConfig{Model: model}, ws, os.Getenv)
+	rc, err := loadRunConfig(runConfig{Model: model}, ws, os.Getenv, g.trusted(ws))
 	if err != nil {
 		return nil, &exitError{exitUsage, err}
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wieldhq/wield/internal/jsonpos"
 	"github.com/wieldhq/wield/internal/levenshtein"
 	"github.com/wieldhq/wield/llm/catalog"
 	"github.com/wieldhq/wield/mcp"
@@ -86,15 +87,21 @@ func (c *runConfig) merge(o runConfig) {
 }
 
 // loadRunConfig merges flags over the environment over the config files.
-func loadRunConfig(flags runConfig, ws string, getenv func(string) string) (runConfig, error) {
+// Of the workspace's file, only what restricts applies unless trusted
+// (see [runConfig.restricting] and project.go).
+func loadRunConfig(flags runConfig, ws string, getenv func(string) string, trusted bool) (runConfig, error) {
 	c := flags
 	c.merge(runConfig{Model: getenv("WIELD_MODEL"), BaseURL: getenv("OPENAI_BASE_URL"), APIKey: getenv("OPENAI_API_KEY"), AskModel: getenv("WIELD_ASK_MODEL")})
-	files := []string{workspace.Layout{Root: ws}.Config()}
-	if u, err := workspace.User(); err == nil {
-		files = append(files, u.Config())
+	fc, err := readConfigFile(workspace.Layout{Root: ws}.Config())
+	if err != nil {
+		return c, err
 	}
-	for _, f := range files {
-		fc, err := readConfigFile(f)
+	if !trusted {
+		fc = fc.restricting()
+	}
+	c.merge(fc)
+	if u, err := workspace.User(); err == nil {
+		fc, err := readConfigFile(u.Config())
 		if err != nil {
 			return c, err
 		}
@@ -113,7 +120,7 @@ func readConfigFile(path string) (runConfig, error) {
 		return c, fmt.Errorf("config: %w", err)
 	}
 	if err := json.Unmarshal(data, &c); err != nil {
-		return c, fmt.Errorf("config %s: %w", path, err)
+		return c, fmt.Errorf("config %w", jsonpos.Wrap(path, data, err))
 	}
 	return c, nil
 }

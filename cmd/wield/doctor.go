@@ -22,6 +22,7 @@ import (
 	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/sandbox"
 	"github.com/wieldhq/wield/tools/desktop"
+	"github.com/wieldhq/wield/trust"
 	"github.com/wieldhq/wield/workspace"
 )
 
@@ -44,7 +45,47 @@ type doctorReport struct {
 	// own state and the personal settings.
 	State    doctorState     `json:"state"`
 	Desktop  *desktop.Status `json:"desktop,omitempty"` // see desktop.go
-	Problems []string        `json:"problems,omitempty"`
+	// Trust is whether the workspace's own configuration applies.
+	Trust    *doctorTrust `json:"trust,omitempty"`
+	Problems []string     `json:"problems,omitempty"`
+}
+
+// doctorTrust is what wield doctor says of the workspace's trust.
+type doctorTrust struct {
+	// Status is "trusted", "not trusted", "changed since trusted" or
+	// "nothing to trust"; Applies reports whether the configuration is
+	// used (also by --trust or WIELD_TRUST, named in How).
+	Status  string `json:"status"`
+	Applies bool   `json:"applies"`
+	How     string `json:"how,omitempty"`
+	// Enables lists what the configuration would enable, "FILE: ITEM".
+	Enables []string `json:"enables"`
+	// Added and Removed are what changed since it was trusted.
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+}
+
+// doctorTrustOf reports the trust of workspace ws.
+func (g *globals) doctorTrustOf(ws string) (*doctorTrust, []string) {
+	st := g.trustFor(ws)
+	t := &doctorTrust{Status: st.verdict.Status.String(), Applies: st.trusted, How: st.how, Enables: []string{}}
+	lines := func(items []trust.Item) []string {
+		var out []string
+		for _, it := range items {
+			out = append(out, it.Source+": "+it.String())
+		}
+		return out
+	}
+	t.Enables = append(t.Enables, lines(st.manifest.Sorted())...)
+	t.Added, t.Removed = lines(st.verdict.Added), lines(st.verdict.Removed)
+	problems := slices.Clone(st.problems)
+	if st.err != nil {
+		problems = append(problems, st.err.Error())
+	}
+	if !st.trusted {
+		problems = append(problems, fmt.Sprintf("this folder's configuration is %s and not used: %s; wield trust uses it", st.verdict.Status, st.manifest.Summary()))
+	}
+	return t, problems
 }
 
 type doctorModel struct {
@@ -129,6 +170,9 @@ func (g *globals) doctor(cmd *cobra.Command) doctorReport {
 		rep.Problems = append(rep.Problems, fmt.Sprintf("workspace: %v", err))
 	}
 	rep.Workspace = ws
+	if ws != "" {
+		g.trustFor(ws).told = true // the report says it: see doctorTrustOf
+	}
 	rep.Sandbox = sandbox.Probe(cmd.Context(), "")
 	// The mechanism sandbox.New would choose with the default minimum.
 	for _, c := range rep.Sandbox {
@@ -145,7 +189,7 @@ func (g *globals) doctor(cmd *cobra.Command) doctorReport {
 	} else {
 		rep.Problems = append(rep.Problems, "git not found: the git tools and workspace detection need it")
 	}
-	rep.Model = doctorModelFor(ws)
+	rep.Model = doctorModelFor(ws, ws != "" && g.trustFor(ws).trusted)
 	if rep.Model.Error != "" {
 		rep.Problems = append(rep.Problems, "model: "+rep.Model.Error)
 	}
@@ -154,12 +198,15 @@ func (g *globals) doctor(cmd *cobra.Command) doctorReport {
 		rep.Config = configFiles(ws)
 		rep.Problems = append(rep.Problems, configReports(ws)...)
 		rep.State = doctorStateOf(ws)
+		var problems []string
+		rep.Trust, problems = g.doctorTrustOf(ws)
+		rep.Problems = append(rep.Problems, problems...)
 		if rep.State.Git && !rep.State.Ignored {
 			rep.Problems = append(rep.Problems, ".wield/.gitignore does not keep sessions/, logs/ and settings.local.json out of git: delete it and wield writes a new one")
 		}
 	}
 	if ws != "" {
-		servers, err := mcp.LoadConfig(mcp.ConfigFiles(ws), nil)
+		servers, err := mcp.LoadConfig(g.mcpConfigFiles(ws), nil)
 		if err != nil {
 			rep.Problems = append(rep.Problems, fmt.Sprintf("MCP configuration: %v", err))
 		}
@@ -177,8 +224,8 @@ func (g *globals) doctor(cmd *cobra.Command) doctorReport {
 
 // doctorModelFor reports the model run and chat would use, without
 // reaching it.
-func doctorModelFor(ws string) doctorModel {
-	cfg, err := loadRunConfig(runConfig{}, ws, os.Getenv)
+func doctorModelFor(ws string, trusted bool) doctorModel {
+	cfg, err := loadRunConfig(runConfig{}, ws, os.Getenv, trusted)
 	if err != nil {
 		return doctorModel{Error: err.Error()}
 	}
@@ -242,7 +289,7 @@ func (g *globals) checkModel(ctx context.Context, rep *doctorReport) {
 		return
 	}
 	ws := rep.Workspace
-	cfg, err := loadRunConfig(runConfig{}, ws, os.Getenv)
+	cfg, err := loadRunConfig(runConfig{}, ws, os.Getenv, g.trustFor(ws).trusted)
 	if err == nil {
 		var cat *catalog.Catalog
 		if cat, err = catalogFor(cfg); err == nil {
@@ -339,6 +386,25 @@ func printDoctor(w io.Writer, rep doctorReport) error {
 	}
 	if rep.Workspace != "" {
 		fmt.Fprintf(&b, "state      git repository %s, wield's state ignored by git %s\n", yes(rep.State.Git), yes(rep.State.Ignored))
+	}
+	if t := rep.Trust; t != nil {
+		used := "not used"
+		if t.Applies {
+			used = "used"
+		}
+		if t.How != "" && t.How != t.Status {
+			used += " (" + t.How + ")"
+		}
+		fmt.Fprintf(&b, "trust      %s; the folder's configuration is %s\n", t.Status, used)
+		for _, e := range t.Enables {
+			fmt.Fprintf(&b, "  %s\n", e)
+		}
+		for _, e := range t.Added {
+			fmt.Fprintf(&b, "  + %s\n", e)
+		}
+		for _, e := range t.Removed {
+			fmt.Fprintf(&b, "  - %s\n", e)
+		}
 	}
 	files := strings.Join(rep.Config, ", ")
 	if files == "" {

@@ -75,7 +75,7 @@ func (g *globals) runDurable(ctx context.Context, f *runFlags, d *durableFlags, 
 	if err != nil {
 		return err
 	}
-	cfg, err := loadRunConfig(f.cfg, ws, os.Getenv)
+	cfg, err := loadRunConfig(f.cfg, ws, os.Getenv, g.trusted(ws))
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}

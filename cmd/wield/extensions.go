@@ -15,6 +15,7 @@ import (
 
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/agent/subagent"
+	"github.com/wieldhq/wield/internal/gitsafe"
 	"github.com/wieldhq/wield/mcp"
 	"github.com/wieldhq/wield/plugin"
 	"github.com/wieldhq/wield/policy"
@@ -257,9 +258,15 @@ func (g *globals) extendRun(ws string, store *session.Store, pol *policy.Policy,
 	// logger before logs nothing of a tool's).
 	g.log = slog.New(env.RedactLogs(g.logger().Handler(), x.secrets))
 	cfg := skilltools.Config{Catalog: g.skillCatalog(ws), Sessions: store}
+	// A skill of an untrusted workspace still loads, but grants nothing:
+	// its allowed-tools would pre-approve calls (see project.go).
+	projectGrants := g.trusted(ws)
 	pol.Grants = policy.GrantFunc(func(id string) []policy.Rule {
 		var rules []policy.Rule
 		for _, sk := range cfg.Active(id) {
+			if sk.Scope == skill.ScopeProject && !projectGrants {
+				continue
+			}
 			for _, t := range sk.AllowedTools {
 				r, err := policy.ParseRule(t)
 				if err != nil {
@@ -414,7 +421,14 @@ func clone(ctx context.Context, url, ref string) (string, error) {
 		args = append(args, "--branch", ref)
 	}
 	cmd := exec.CommandContext(ctx, "git", append(args, "--", url, dir)...)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	// No program a repository names runs: hooks, ext:: transports and
+	// the rest are turned off (internal/gitsafe).
+	env, err := gitsafe.Load(ctx, "git", dir, append(os.Environ(), "GIT_TERMINAL_PROMPT=0"), gitsafe.Options{})
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("git clone %s: %w", url, err)
+	}
+	cmd.Dir, cmd.Env = dir, env
 	if out, err := cmd.CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		return "", fmt.Errorf("git clone %s: %w: %s", url, err, strings.TrimSpace(string(out)))

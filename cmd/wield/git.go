@@ -23,10 +23,11 @@ import (
 //     keeps for the host in its hosts.yml. Without one the GitHub tools
 //     read public repositories only.
 //
-// A bad setting is a warning: the GitHub tools are left out, the git
+// git_commit runs the repository's hooks only with hooks set (a trusted
+// workspace). A bad setting is a warning: the GitHub tools are left out, the git
 // tools still work.
-func gitTools(getenv func(string) string, log *slog.Logger) []*tool.Tool {
-	ts := git.New(git.Config{})
+func gitTools(getenv func(string) string, log *slog.Logger, hooks bool) []*tool.Tool {
+	ts := git.New(git.Config{RunHooks: hooks})
 	base, host := githubServer(getenv)
 	cfg := github.Config{BaseURL: base, Token: githubToken(getenv, host, log), Logger: log}
 	gh, err := github.New(cfg)

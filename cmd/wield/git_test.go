@@ -51,7 +51,7 @@ func TestGithubToken(t *testing.T) {
 }
 
 func TestGitToolsBuilt(t *testing.T) {
-	ts := gitTools(func(string) string { return "" }, slog.New(slog.DiscardHandler))
+	ts := gitTools(func(string) string { return "" }, slog.New(slog.DiscardHandler), false)
 	var names []string
 	for _, tl := range ts {
 		names = append(names, tl.Name())
@@ -66,7 +66,7 @@ func TestGitToolsBuilt(t *testing.T) {
 			return "ftp://bad"
 		}
 		return ""
-	}, slog.New(slog.DiscardHandler))
+	}, slog.New(slog.DiscardHandler), false)
 	for _, tl := range ts {
 		if tl.Spec().Annotations.OpenWorld {
 			t.Errorf("with a bad GITHUB_API_URL, %s is still there", tl.Name())

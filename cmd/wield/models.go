@@ -47,7 +47,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			cfg, err := loadRunConfig(runConfig{}, ws, os.Getenv)
+			cfg, err := loadRunConfig(runConfig{}, ws, os.Getenv, g.trusted(ws))
 			if err != nil {
 				return &exitError{exitUsage, err}
 			}

@@ -26,8 +26,7 @@ import (
 // ignores. Otherwise the policy is headless and "ask" means deny.
 func (g *globals) policy(ws, mode string, interactive bool) (*policy.Policy, *terminalApprover, error) {
 	p := &policy.Policy{Root: ws, HeadlessHint: headlessHint, Logger: g.logger()}
-	files := append(policy.SettingsFiles(ws), localSettings(ws))
-	if err := p.Load(files...); err != nil {
+	if err := g.loadSettings(p, ws); err != nil {
 		return nil, nil, &exitError{exitUsage, err}
 	}
 	if mode != "" {
@@ -51,6 +50,24 @@ func (g *globals) policy(ws, mode string, interactive bool) (*policy.Policy, *te
 	}
 	p.Headless = approver == nil
 	return p, approver, nil
+}
+
+// loadSettings loads into p the user's settings, then the workspace's
+// (.wield/settings.json, then .wield/settings.local.json): whole when the
+// workspace is trusted, else only what restricts (see project.go).
+func (g *globals) loadSettings(p *policy.Policy, ws string) error {
+	var user []string
+	if u, err := workspace.User(); err == nil {
+		user = append(user, u.Settings())
+	}
+	if err := p.Load(user...); err != nil {
+		return err
+	}
+	project := []string{workspace.Layout{Root: ws}.Settings(), localSettings(ws)}
+	if g.trusted(ws) {
+		return p.Load(project...)
+	}
+	return p.LoadRestricting(project...)
 }
 
 // newApprover returns the terminal approver of policy p in workspace ws,
@@ -78,6 +95,9 @@ func (g *globals) newApprover(in io.Reader, p *policy.Policy, ws string) *termin
 					}
 				}
 				ignoreLocalSettings(ws)
+				if note := g.retrust(ws); note != "" { // see project.go
+					fmt.Fprintf(g.stderr, "wield: %s\n", note)
+				}
 			}
 			if err := p.Add(policy.Allow, rules...); err != nil {
 				return "", err

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -37,6 +38,8 @@ type globals struct {
 	ext         *extState    // see extensions.go
 	desktop     desktopState // see desktop.go
 	tracing     tracingState // see tracing.go
+	trustFlag   bool         // --trust: see project.go
+	trust       *trustState  // the workspace's, found once: see project.go
 
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -83,6 +86,7 @@ See also: wield help run, wield help session.`,
 	g.registerOutputFlags(pf)
 	root.Version = moduleVersion()
 	root.SetVersionTemplate("wield {{.Version}}\n")
+	pf.BoolVar(&g.trustFlag, "trust", false, "use the workspace's own configuration (hooks, allow rules, endpoints, MCP servers, declared tools) for this run without recording trust; see wield trust")
 	pf.BoolVar(&g.noMCP, "no-mcp", false, "do not mount the tools of the MCP servers in .mcp.json and mcp.json files")
 	g.code.register(pf)    // --sandbox, --ask-model: see code.go
 	g.desktop.register(pf) // --desktop: see desktop.go
@@ -99,6 +103,7 @@ See also: wield help run, wield help session.`,
 		newMemoryCommand(g),
 		newVersionCommand(g),
 		newDoctorCommand(g),
+		newTrustCommand(g),
 		newViewCommand(g),
 		newWorkerCommand(g),  // durable.go
 		newApproveCommand(g), // durable.go
@@ -167,14 +172,15 @@ func (g *globals) builtinTools(deps toolDeps) ([]*tool.Tool, error) {
 	}
 	ts := []*tool.Tool{echo.New()}
 	ts = append(ts, fs.Tools(fsCfg)...)
-	shellCfg, err := g.shellConfig(shell.Config{Jobs: g.jobs, Supervisor: shellSupervisor(), Env: g.shellEnv()}) // --sandbox: see code.go
+	ws, _ := g.workspace()
+	shellCfg, err := g.shellConfig(shell.Config{Jobs: g.jobs, Supervisor: shellSupervisor(), Env: g.shellEnv(), GitHooks: g.trusted(ws)}) // --sandbox: see code.go
 	if err != nil {
 		return nil, err
 	}
 	ts = append(ts, shell.Tools(shellCfg)...)
 	ts = append(ts, askuser.New(deps.asker))
 	ts = append(ts, webTools(os.Getenv, g.logger())...)
-	ts = append(ts, gitTools(os.Getenv, g.logger())...)
+	ts = append(ts, gitTools(os.Getenv, g.logger(), g.trusted(ws))...) // hooks only when trusted: see project.go
 	ts = append(ts, planTools(deps)...)
 	ts = append(ts, g.memoryTools(deps)...)    // see memory.go
 	ts = append(ts, g.undoTools(deps)...)      // undo.go
@@ -206,7 +212,7 @@ func (g *globals) close() error {
 // first use. Configuration problems are warnings: valid servers still work.
 func (g *globals) mcpManager(ws string) *mcp.Manager {
 	if g.mcp == nil {
-		servers, err := mcp.LoadConfig(mcp.ConfigFiles(ws), nil)
+		servers, err := mcp.LoadConfig(g.mcpConfigFiles(ws), nil)
 		if err != nil {
 			g.logger().Warn("MCP server configuration", "err", err)
 		}
@@ -214,6 +220,18 @@ func (g *globals) mcpManager(ws string) *mcp.Manager {
 			Logger: g.logger(), Version: moduleVersion(), Telemetry: g.telemetry(ws)})
 	}
 	return g.mcp
+}
+
+// mcpConfigFiles returns the MCP configuration files of workspace ws (see
+// [mcp.ConfigFiles]): the user's alone when the workspace is not trusted,
+// whose servers would run commands or reach hosts it chose.
+func (g *globals) mcpConfigFiles(ws string) []string {
+	files := mcp.ConfigFiles(ws)
+	if g.trusted(ws) {
+		return files
+	}
+	l := workspace.Layout{Root: ws}
+	return slices.DeleteFunc(files, func(f string) bool { return f == l.SharedMCP() || f == l.MCP() })
 }
 
 // registry builds the registry of built-in tools (built with deps) and
@@ -237,11 +255,13 @@ func (g *globals) registry(ctx context.Context, ws string, deps toolDeps) (*tool
 			}
 		}
 	}
-	ts, err := tool.LoadDeclaredDir(workspace.Layout{Root: ws}.Tools())
-	if err != nil {
-		log.Warn("declared tools", "err", err)
+	if g.trusted(ws) { // declared tools run commands: see project.go
+		ts, err := tool.LoadDeclaredDir(workspace.Layout{Root: ws}.Tools())
+		if err != nil {
+			log.Warn("declared tools", "err", err)
+		}
+		add(ts)
 	}
-	add(ts)
 	for _, f := range g.toolsFile {
 		ts, err := tool.LoadDeclared(f)
 		if err != nil {

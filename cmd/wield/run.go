@@ -102,10 +102,15 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		return nil, err
 	}
 	logFile := g.logToFile(ws)
+	// Whether the workspace's own configuration applies is settled before
+	// any of it is read: at a terminal the user is asked (see project.go).
+	if err := g.resolveTrust(ws, !f.json && !f.worker && (f.screen != nil || isTerminal(g.stderr))); err != nil {
+		return nil, err
+	}
 	for _, r := range configReports(ws) {
 		g.warn("%s", r)
 	}
-	cfg, err := loadRunConfig(f.cfg, ws, os.Getenv)
+	cfg, err := loadRunConfig(f.cfg, ws, os.Getenv, g.trusted(ws))
 	if err != nil {
 		return nil, &exitError{exitUsage, err}
 	}
