@@ -43,8 +43,8 @@ type doctorReport struct {
 	Config []string `json:"config_files"`
 	// State is the workspace's .wield directory: whether git ignores its
 	// own state and the personal settings.
-	State    doctorState     `json:"state"`
-	Desktop  *desktop.Status `json:"desktop,omitempty"` // see desktop.go
+	State   doctorState     `json:"state"`
+	Desktop *desktop.Status `json:"desktop,omitempty"` // see desktop.go
 	// Trust is whether the workspace's own configuration applies.
 	Trust    *doctorTrust `json:"trust,omitempty"`
 	Problems []string     `json:"problems,omitempty"`
