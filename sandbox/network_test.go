@@ -340,3 +340,45 @@ func TestWrapThroughProxy(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkStartWithProxy measures running true in a sandbox with a
+// proxy, and without, as BenchmarkStart does: under bubblewrap the
+// helper starts twice more (the forwarder inside, then the one that sets
+// the limits). The helper is the test binary, or the program
+// WIELD_SANDBOX_HELPER names.
+func BenchmarkStartWithProxy(b *testing.B) {
+	h := helper(b)
+	if p := os.Getenv("WIELD_SANDBOX_HELPER"); p != "" {
+		h = []string{p, sandbox.HelperArg}
+	}
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := egress.New(b.Context(), egress.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	for _, m := range []sandbox.Mechanism{sandbox.Bubblewrap, sandbox.Landlock} {
+		for _, proxy := range []*sandbox.Proxy{nil, {Socket: p.Socket(), Addr: p.Addr()}} {
+			name := string(m) + "/no-proxy"
+			if proxy != nil {
+				name = string(m) + "/proxy"
+			}
+			b.Run(name, func(b *testing.B) {
+				sb, err := sandbox.New(b.Context(), sandbox.Config{Helper: h, Mechanism: m, Proxy: proxy})
+				if err != nil {
+					b.Fatal(err)
+				}
+				scratch := b.TempDir()
+				for b.Loop() {
+					res, err := sb.Run(b.Context(), &sandbox.Command{Args: []string{truePath}, Scratch: scratch})
+					if err != nil || res.ExitCode != 0 {
+						b.Fatalf("Run(true) = %+v, %v", res, err)
+					}
+				}
+			})
+		}
+	}
+}
