@@ -23,11 +23,19 @@
 // tool result, before the model, the journal and the printed events see
 // it) and [RedactLogs].
 //
+// The host may put the secrets it knows at start (its API keys) in the
+// same set ([session.SecretSet.AddKnown]), so that these functions hide
+// them as well: one set serves the journal and every other output.
+//
 // What this does not guarantee: a secret shorter than
-// [session.MinLiveSecretLen] bytes is refused, since hiding it would
-// garble text; a tool that transforms a secret (base64, hashing, one
-// character a line) before printing it defeats the redaction; and the
-// process environment of commands is readable by those commands.
+// [session.MinLiveSecretLen] bytes is refused (it is more likely a slip
+// than a password), and one shorter than [session.MinSecretLen] is hidden
+// only where it is a whole token, so it stays visible inside a longer
+// word; a tool that transforms a secret (base64, hashing, one character a
+// line) before printing it defeats the redaction, and so does a secret
+// split across two events of a stream, since each event is redacted
+// alone; and the process environment of commands is readable by those
+// commands.
 package env
 
 import (

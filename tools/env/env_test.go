@@ -222,3 +222,33 @@ func TestSecretStaysOutOfTheWorkspace(t *testing.T) {
 		t.Errorf("only %d files in the workspace; the journal, the log and the events were expected", files)
 	}
 }
+
+// TestShortSecretIsAWholeToken checks the log and result redaction of a
+// secret shorter than session.MinSecretLen: hidden where it stands alone,
+// never inside a word ("script exhausted" with the key "x").
+func TestShortSecretIsAWholeToken(t *testing.T) {
+	live := &session.SecretSet{}
+	live.AddKnown("x")
+	live.Add("pw42!")
+	tests := []struct{ in, want string }{
+		{"script exhausted", "script exhausted"},
+		{"key=x done", "key=[REDACTED] done"},
+		{"apw42! pw42!y", "apw42! [REDACTED]y"}, // '!' ends no word
+		{"xpw42!", "xpw42!"},
+	}
+	for _, tt := range tests {
+		var log bytes.Buffer
+		slog.New(RedactLogs(slog.NewJSONHandler(&log, nil), live)).Warn(tt.in, "err", errors.New(tt.in))
+		var rec struct{ Msg, Err string }
+		if err := json.Unmarshal(log.Bytes(), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Msg != tt.want || rec.Err != tt.want {
+			t.Errorf("log of %q: msg %q, err %q, want %q", tt.in, rec.Msg, rec.Err, tt.want)
+		}
+		res := RedactResults(nil, live).(tool.Reviewer).Review(t.Context(), &tool.Call{}, nil, tool.Result{Output: tt.in})
+		if res.Output != tt.want {
+			t.Errorf("result %q = %q, want %q", tt.in, res.Output, tt.want)
+		}
+	}
+}
