@@ -24,17 +24,16 @@ const sessionsEnv = "WIELD_SESSIONS"
 
 // store returns the session store of workspace ws: the one $WIELD_SESSIONS
 // names when it is set, else $WIELD_HOME/sessions when WIELD_HOME is set,
-// else .wield/sessions in the workspace.
+// else .wield/sessions in the workspace. Its journals hide every secret
+// wield knows of (the process's SecretSet, which the log, the printed
+// events and the tool results hide too: see secrets.go).
 func (g *globals) store(ws string) *session.Store {
-	var secrets []string
-	if k := os.Getenv("OPENAI_API_KEY"); k != "" {
-		secrets = append(secrets, k)
-	}
+	g.hideSecrets(ws, workspaceSecrets(ws))
 	dir, home := workspace.Layout{Root: ws}.SessionsDir(os.Getenv)
 	if !home {
 		ignoreState(ws)
 	}
-	st := &session.Store{Dir: dir, Secrets: secrets, Logger: g.logger()}
+	st := &session.Store{Dir: dir, Live: g.extensions(ws).secrets, Logger: g.logger()}
 	switch loc := os.Getenv(sessionsEnv); {
 	case strings.HasPrefix(loc, "postgres://") || strings.HasPrefix(loc, "postgresql://"):
 		// Connects on first use; a bad URL or an unreachable server is
