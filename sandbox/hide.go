@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -29,7 +30,7 @@ import (
 func CredentialPaths(home, configDir string) []string {
 	inHome := []string{
 		// Keys, and the certificates with keys of NSS programs.
-		".ssh", ".gnupg", ".pki",
+		".ssh", ".gnupg", ".pki", ".1password",
 		// Cloud, container and infrastructure clients.
 		".aws", ".azure", ".kube", ".docker", ".oci", ".boto", ".s3cfg",
 		".vault-token", ".terraformrc", ".terraform.d/credentials.tfrc.json",
@@ -118,10 +119,8 @@ func defaultHidden(getenv func(string) string, passwdHome string) []string {
 	if cargo := getenv("CARGO_HOME"); cargo != "" {
 		paths = append(paths, filepath.Join(cargo, "credentials"), filepath.Join(cargo, "credentials.toml"))
 	}
-	paths = append(paths,
-		"/run/user/"+strconv.Itoa(os.Getuid()), // the runtime directory when XDG_RUNTIME_DIR is not set
-		"/run/docker.sock",                     // whoever reaches Docker's daemon is root
-	)
+	// The runtime directory when XDG_RUNTIME_DIR is not set.
+	paths = append(paths, "/run/user/"+strconv.Itoa(os.Getuid()))
 	return slices.DeleteFunc(paths, func(p string) bool { return !filepath.IsAbs(p) || filepath.Clean(p) == "/" })
 }
 
@@ -184,6 +183,9 @@ func Hidden(cfg Config) ([]string, error) {
 type hiddenPath struct {
 	Path string `json:"path"`
 	Dir  bool   `json:"dir,omitempty"`
+	// Sockets reports whether the path is a directory hidden in place of
+	// the sockets in it (see resolve).
+	Sockets bool `json:"sockets,omitempty"`
 }
 
 // resolveHidden resolves the paths of hide and show for a command whose
@@ -212,7 +214,11 @@ func resolveHidden(hide, show, writable []string) (hidden, shown []hiddenPath) {
 		h = append(h, r)
 	}
 	outermost := func(list []hiddenPath) []hiddenPath {
-		slices.SortFunc(list, func(a, b hiddenPath) int { return strings.Compare(a.Path, b.Path) })
+		// By path, and of two for one path the one hidden for itself
+		// first, for Landlock leaves those hidden for sockets alone.
+		slices.SortFunc(list, func(a, b hiddenPath) int {
+			return cmp.Or(strings.Compare(a.Path, b.Path), cmpBool(a.Sockets, b.Sockets))
+		})
 		var out []hiddenPath
 		for _, p := range list {
 			if !slices.ContainsFunc(out, func(o hiddenPath) bool { return within(p.Path, o.Path) }) {
@@ -232,7 +238,12 @@ func resolveHidden(hide, show, writable []string) (hidden, shown []hiddenPath) {
 
 // resolve returns p with symbolic links resolved and whether it is a
 // directory; ok is false when p does not exist (or cannot be reached, in
-// which case the command cannot reach it either).
+// which case the command cannot reach it either). Only directories and
+// regular files can be hidden: bubblewrap (before 0.9) cannot mount over
+// a socket, a named pipe or a device. So such a file is hidden with its
+// directory when that holds nothing else, as an agent's private
+// directory does (ssh-agent's /tmp/ssh-XXXXXX/agent.N), and is not
+// hidden otherwise.
 func resolve(p string) (r hiddenPath, ok bool) {
 	// Most paths do not exist: one lstat says so before the walk of
 	// EvalSymlinks.
@@ -247,7 +258,26 @@ func resolve(p string) (r hiddenPath, ok bool) {
 	if err != nil {
 		return hiddenPath{}, false
 	}
-	return hiddenPath{Path: real, Dir: fi.IsDir()}, true
+	if fi.IsDir() || fi.Mode().IsRegular() {
+		return hiddenPath{Path: real, Dir: fi.IsDir()}, true
+	}
+	dir := filepath.Dir(real)
+	entries, err := os.ReadDir(dir)
+	if err != nil || dir == "/" || slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.IsDir() || e.Type().IsRegular() }) {
+		return hiddenPath{}, false
+	}
+	return hiddenPath{Path: dir, Dir: true, Sockets: true}, true
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // within reports whether path is dir or lies beneath it; both are clean

@@ -1,16 +1,20 @@
+//go:build unix
+
 package sandbox
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
 // tree makes the entries under root: a name ending in / is a directory,
-// "name => target" a symbolic link, anything else an empty file.
+// one ending in | a named pipe, "name => target" a symbolic link,
+// anything else an empty file.
 func tree(t *testing.T, root string, entries ...string) {
 	t.Helper()
 	for _, e := range entries {
@@ -26,9 +30,12 @@ func tree(t *testing.T, root string, entries ...string) {
 			t.Fatal(err)
 		}
 		var err error
-		if strings.HasSuffix(e, "/") {
+		switch {
+		case strings.HasSuffix(e, "/"):
 			err = os.Mkdir(p, 0o755)
-		} else {
+		case strings.HasSuffix(e, "|"):
+			err = syscall.Mkfifo(strings.TrimSuffix(p, "|"), 0o600)
+		default:
 			err = os.WriteFile(p, nil, 0o600)
 		}
 		if err != nil {
@@ -44,7 +51,8 @@ func TestResolveHidden(t *testing.T) {
 	}
 	tree(t, root, "home/.ssh/", "home/.ssh/known_hosts", "home/.netrc", "home/ws/", "home/ws/.npmrc",
 		"home/.config/gh/", "home/.config/gh/project/", "elsewhere/aws/", "home/.aws => ../elsewhere/aws",
-		"home/.kube => ../missing", "home/.config/wield/", "home/.config/wield/home/")
+		"home/.kube => ../missing", "home/.config/wield/", "home/.config/wield/home/",
+		"tmp/agent/sock|", "tmp/other/sock|", "tmp/other/file")
 	at := func(rel string) string { return filepath.Join(root, rel) }
 	dir := func(rel string) hiddenPath { return hiddenPath{Path: at(rel), Dir: true} }
 	file := func(rel string) hiddenPath { return hiddenPath{Path: at(rel)} }
@@ -71,6 +79,11 @@ func TestResolveHidden(t *testing.T) {
 			wantHide: []hiddenPath{dir("home/.ssh")}, wantShow: []hiddenPath{file("home/.ssh/known_hosts")}},
 		{name: "shown outside needs nothing", hide: []string{at("home/.ssh")}, show: []string{at("home/ws"), at("home/.docker")},
 			wantHide: []hiddenPath{dir("home/.ssh")}},
+		{name: "a socket alone is hidden with its directory", hide: []string{at("tmp/agent/sock")},
+			wantHide: []hiddenPath{{Path: at("tmp/agent"), Dir: true, Sockets: true}}},
+		{name: "a socket among files is not hidden", hide: []string{at("tmp/other/sock")}},
+		{name: "hidden for itself first", hide: []string{at("tmp/agent/sock"), at("tmp/agent")},
+			wantHide: []hiddenPath{dir("tmp/agent")}},
 		{name: "never the root", hide: []string{"/", at("home/.netrc")}, wantHide: []hiddenPath{file("home/.netrc")}},
 	}
 	for _, c := range cases {

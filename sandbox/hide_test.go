@@ -2,10 +2,12 @@ package sandbox_test
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/wieldhq/wield/sandbox"
@@ -21,7 +23,7 @@ type secret struct {
 }
 
 // plant creates s and fails the test on error.
-func (s secret) plant(t *testing.T) {
+func (s secret) plant(t testing.TB) {
 	t.Helper()
 	file := s.path
 	if s.dir {
@@ -138,6 +140,58 @@ func TestHidesSymlinkTarget(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestHidesAgentSocket checks that the socket of an SSH agent, alone in
+// its directory as ssh-agent makes it, cannot be reached: under
+// bubblewrap its directory is hidden; Landlock restricts connecting to a
+// socket only from ABI 9, and then to every socket outside the sandbox.
+func TestHidesAgentSocket(t *testing.T) {
+	fakeUser(t)
+	dir := filepath.Join(t.TempDir(), "ssh-agent")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "agent.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served sync.WaitGroup
+	defer served.Wait()
+	defer ln.Close()
+	served.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("agent-answer\n"))
+			c.Close()
+		}
+	})
+	t.Setenv("SSH_AUTH_SOCK", sock)
+	connect := []string{"python3", "-c", `import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+print(s.recv(64).decode())`, sock}
+	each(t, func(t *testing.T, sb *sandbox.Sandbox) {
+		caps := sb.Capabilities()
+		var abi int
+		fmt.Sscanf(caps.Version, "ABI %d", &abi)
+		want := caps.Mechanism == sandbox.Bubblewrap || abi >= 9
+		res := run(t, sb, &sandbox.Command{Args: connect})
+		if got := !strings.Contains(string(res.Stdout), "agent-answer"); got != want {
+			t.Errorf("connecting to the agent's socket: stdout %q, stderr %.200q; unreachable %t, want %t", res.Stdout, res.Stderr, got, want)
+		}
+	})
+	got, err := sandbox.Hidden(sandbox.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if real, _ := filepath.EvalSymlinks(dir); !slices.Contains(got, real) {
+		t.Errorf("Hidden() = %q, want the agent's directory %s in it", got, real)
+	}
 }
 
 // TestHideAndShow checks that Config.Hide hides more paths and

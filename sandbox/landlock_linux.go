@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -59,11 +60,16 @@ func probeLandlock() Capabilities {
 // sandbox. It sets no_new_privs.
 func restrictLandlock(s *spec) error {
 	cfg := landlock.V11.BestEffort()
+	// A directory hidden for the sockets in it is left alone: Landlock
+	// does not restrict connecting to a socket before ABI 9, and from
+	// ABI 9 denies it for every socket outside the sandbox, so the walk
+	// around it (often through /tmp) would cost time and hide nothing.
+	hide := slices.DeleteFunc(slices.Clone(s.Hide), func(h hiddenPath) bool { return h.Sockets })
 	rules := []landlock.Rule{landlock.RWFiles("/dev/null")}
-	if len(s.Hide) == 0 {
+	if len(hide) == 0 {
 		rules = append(rules, landlock.RODirs("/"))
 	} else {
-		dirs, files := readable(s.Hide)
+		dirs, files := readable(hide)
 		for _, sh := range s.Show {
 			if sh.Dir {
 				dirs = append(dirs, sh.Path)
