@@ -14,14 +14,16 @@
 //
 // Code runs only in a sandbox: with no [Config.Sandbox], or one that
 // turns out to be unavailable, every call fails with a result naming what
-// to install, and nothing runs. In the sandbox the code sees the system read-only, may write only
-// to its scratch directory, which is also its working directory, HOME and
+// to install, and nothing runs. In the sandbox the code sees the system
+// read-only with the user's credentials hidden, may write only to its
+// scratch directory, which is also its working directory, HOME and
 // TMPDIR, has no network unless [Config.Network], and is bounded in
 // wall-clock time, CPU time, memory, file size and output. The sandbox
-// package's documentation says what that does not guarantee: the view of
-// the file system is read-only, not hidden. That is why run_code is not
-// annotated read-only: a policy asks before it runs, as it would before a
-// shell command that reads the user's files.
+// package's documentation says what that does not guarantee: only the
+// usual credential locations are hidden, and every other file the user
+// can read stays readable. That is why run_code is not annotated
+// read-only: a policy asks before it runs, as it would before a shell
+// command that reads the user's files.
 //
 // # State
 //

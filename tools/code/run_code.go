@@ -99,10 +99,10 @@ const runDir = ".wield-run"
 func NewRunCode(cfg Config) *tool.Tool {
 	r := &runner{cfg: cfg.withDefaults()}
 	// Never read-only, so the policy asks unless a rule allows run_code:
-	// the sandbox keeps writes in the scratch directory, but it shows the
-	// file system read-only, not hidden, so code could read a key under
-	// the user's home and print it to the model; a read_file or a cat
-	// there would ask too.
+	// the sandbox keeps writes in the scratch directory and hides the
+	// usual credential locations, but shows the rest of the file system,
+	// so code could read a secret elsewhere (a .env in the workspace) and
+	// print it to the model; a read_file or a cat there would ask too.
 	return tool.New(tool.Spec{
 		Name:         "run_code",
 		Description:  r.description(),
