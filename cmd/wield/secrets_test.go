@@ -186,3 +186,21 @@ func TestShortKeyDoesNotGarbleText(t *testing.T) {
 		t.Errorf("warnings:\n%s\nwant one naming OPENAI_API_KEY", stderr.String())
 	}
 }
+
+// TestModelKeysAreHidden checks hideModelKeys: the key in use, which a
+// config file may give (api_key), and the key variables of a provider
+// the config adds to the catalogue.
+func TestModelKeysAreHidden(t *testing.T) {
+	const inUse, added = "cfg-key-0123456789", "added-key-0123456789"
+	t.Setenv("WIELD_TEST_PROVIDER_KEY", added)
+	cat, err := catalog.Default().Merge(catalog.File{Providers: []catalog.Provider{
+		{Name: "mine", API: catalog.APIOpenAIChat, BaseURL: "http://127.0.0.1:1/v1", KeyEnv: []string{"WIELD_TEST_PROVIDER_KEY"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &globals{stderr: io.Discard}
+	ws := t.TempDir()
+	g.hideModelKeys(ws, cat, inUse, "")
+	hiddenEverywhere(t, g, ws, inUse)
+	hiddenEverywhere(t, g, ws, added)
+}
