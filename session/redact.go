@@ -32,7 +32,8 @@ type redactor struct {
 	// use): each valid UTF-8 that [redact.Index] does not find in
 	// Redacted, without duplicates.
 	secrets []string
-	// live holds the secrets learnt while the host runs; nil means none.
+	// live is the host's SecretSet, read at each use: it grows while
+	// the host runs. Nil means none.
 	live *SecretSet
 }
 

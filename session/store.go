@@ -61,9 +61,10 @@ type Store struct {
 	// Built-in patterns catch common key formats and Authorization headers.
 	// Secrets is read when the store is first used.
 	Secrets []string
-	// Live holds secrets learnt while the host runs (a value the user
-	// typed for a tool); the journals hide them from the moment they are
-	// added. Nil means none.
+	// Live holds the host's secrets: those it knows at start (its API
+	// keys, of any length) and those it learns while it runs (a value the
+	// user typed for a tool); the journals hide them, by the rule of
+	// Secrets, from the moment they are added. Nil means none.
 	Live *SecretSet
 	// Logger receives warnings such as a repaired journal; a nil Logger
 	// discards them.
