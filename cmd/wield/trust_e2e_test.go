@@ -59,7 +59,6 @@ func replayFile(calls ...string) string {
 	return b.String()
 }
 
-
 const (
 	echoCall  = `{"id": "c1", "name": "echo", "arguments": {"text": "hi"}}`
 	touchCall = `{"id": "c1", "name": "run_shell_command", "arguments": {"command": "touch {{MARKER}}"}}`
@@ -96,8 +95,8 @@ func trustVectors(t *testing.T) []trustVector {
 	}
 	for _, event := range []string{"PreCompact", "PostCompact"} {
 		vs = append(vs, trustVector{name: "hook " + event, args: []string{"chat", "--no-mcp", "--replay", "model.jsonl", "--new"},
-			stdin: compactFiles["tasks.txt"],
-			files: map[string]string{".wield/settings.json": hookSettings(event, "touch {{MARKER}}"), "model.jsonl": compactFiles["model.jsonl"]},
+			stdin:  compactFiles["tasks.txt"],
+			files:  map[string]string{".wield/settings.json": hookSettings(event, "touch {{MARKER}}"), "model.jsonl": compactFiles["model.jsonl"]},
 			change: map[string]string{".wield/settings.json": hookSettings(event, "touch {{MARKER}}2")}})
 	}
 	vs = append(vs,
