@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/sandbox"
+	"github.com/wieldhq/wield/sandbox/egress"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/askmodel"
 	"github.com/wieldhq/wield/tools/code"
@@ -24,12 +26,17 @@ import (
 // probing for it starts bwrap and takes tens of milliseconds) and the
 // run_code sessions, whose scratch directories close removes.
 type codeState struct {
-	sandbox  bool   // --sandbox: shell commands run in the sandbox
-	network  bool   // --sandbox-network
-	askModel string // --ask-model
+	sandbox  bool     // --sandbox: shell commands run in the sandbox
+	network  bool     // --sandbox-network
+	hosts    []string // --sandbox-host: the egress proxy's allow list
+	askModel string   // --ask-model
 
+	// allow is the allow list the sandbox is made with: the flags' and
+	// the config files', set by codeSettings before first use.
+	allow    []string
 	once     sync.Once
 	sb       *sandbox.Sandbox
+	proxy    *egress.Proxy // nil without an allow list
 	sbErr    error
 	sessions *code.Sessions
 }
@@ -38,6 +45,7 @@ type codeState struct {
 func (s *codeState) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&s.sandbox, "sandbox", false, `run shell commands in the sandbox (read-only system, writes only to the workspace and a scratch TMPDIR, no network); refuse to start when this machine has none (see wield doctor); also "sandbox": true in the config files`)
 	fl.BoolVar(&s.network, "sandbox-network", false, `allow sandboxed shell commands and run_code the network; also "sandbox_network": true in the config files`)
+	fl.StringArrayVar(&s.hosts, "sandbox-host", nil, "let sandboxed shell commands and run_code reach this `host` (or *.domain, or host:port) through wield's proxy, and nothing else (repeatable); also \"sandbox\": {\"network\": [...]} in the config files")
 	fl.StringVar(&s.askModel, "ask-model", "", "the `provider:model` ask_model asks by default (default: $WIELD_ASK_MODEL, \"ask_model\" in the config files, else the run's model)")
 }
 
@@ -45,7 +53,20 @@ func (s *codeState) register(fl *pflag.FlagSet) {
 // to install.
 func (s *codeState) sandboxed(ctx context.Context) (*sandbox.Sandbox, error) {
 	s.once.Do(func() {
-		s.sb, s.sbErr = sandbox.New(context.WithoutCancel(ctx), sandbox.Config{Helper: sandboxHelper()})
+		ctx := context.WithoutCancel(ctx)
+		cfg := sandbox.Config{Helper: sandboxHelper()}
+		if len(s.allow) > 0 {
+			// Commands that may not use the network reach these hosts,
+			// and only these, through the proxy (sandbox/egress).
+			p, err := egress.New(ctx, egress.Config{Allow: s.allow})
+			if err != nil {
+				s.sbErr = fmt.Errorf("sandbox network allow list: %w", err)
+				return
+			}
+			s.proxy = p
+			cfg.Proxy = &sandbox.Proxy{Socket: p.Socket(), Addr: p.Addr()}
+		}
+		s.sb, s.sbErr = sandbox.New(ctx, cfg)
 	})
 	return s.sb, s.sbErr
 }
@@ -76,12 +97,17 @@ func (s *codeState) Run(ctx context.Context, c *sandbox.Command) (*sandbox.Resul
 	return sb.Run(ctx, c)
 }
 
-// close removes the scratch directories of run_code's sessions.
+// close removes the scratch directories of run_code's sessions and
+// stops the egress proxy.
 func (s *codeState) close() error {
-	if s.sessions == nil {
-		return nil
+	var errs []error
+	if s.sessions != nil {
+		errs = append(errs, s.sessions.Close())
 	}
-	return s.sessions.Close()
+	if s.proxy != nil {
+		errs = append(errs, s.proxy.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // codeDeps is what a run gives the code tools: the provider factory of
@@ -111,9 +137,13 @@ func (g *globals) codeSettings() (runConfig, error) {
 	if err != nil {
 		return runConfig{}, err
 	}
-	cfg, err := loadRunConfig(runConfig{AskModel: g.code.askModel, Sandbox: g.code.sandbox, SandboxNetwork: g.code.network}, ws, os.Getenv, g.trusted(ws))
+	flags := runConfig{AskModel: g.code.askModel, Sandbox: sandboxSetting{On: g.code.sandbox, Network: g.code.hosts}, SandboxNetwork: g.code.network}
+	cfg, err := loadRunConfig(flags, ws, os.Getenv, g.trusted(ws))
 	if err != nil {
 		return runConfig{}, &exitError{exitUsage, err}
+	}
+	if g.code.sb == nil && g.code.sbErr == nil {
+		g.code.allow = cfg.Sandbox.Network
 	}
 	return cfg, nil
 }
@@ -127,7 +157,7 @@ func (g *globals) shellConfig(cfg shell.Config) (shell.Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	if !settings.Sandbox {
+	if !settings.Sandbox.On {
 		return cfg, nil
 	}
 	sb, err := g.code.sandboxed(context.Background())
@@ -159,7 +189,7 @@ func (g *globals) codeTools(deps toolDeps) []*tool.Tool {
 		d.model = settings.AskModel
 	}
 	return []*tool.Tool{
-		code.NewRunCode(code.Config{Sandbox: &g.code, Network: settings.SandboxNetwork, Sessions: g.code.sessions}),
+		code.NewRunCode(code.Config{Sandbox: &g.code, Network: settings.SandboxNetwork, Hosts: settings.Sandbox.Network, Sessions: g.code.sessions}),
 		askmodel.New(askmodel.Config{Models: d.models, Model: d.model, Logger: g.logger()}),
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,18 +42,60 @@ type runConfig struct {
 	// Catalog adds providers and models to the built-in catalogue or
 	// overrides them (prices, windows, base URLs); see `wield models`.
 	Catalog *catalog.File `json:"catalog,omitempty"`
-	// Sandbox runs shell commands in the sandbox, SandboxNetwork lets
-	// sandboxed commands and run_code reach the network, and AskModel is
-	// ask_model's default model: see code.go.
-	Sandbox        bool   `json:"sandbox,omitempty"`
-	SandboxNetwork bool   `json:"sandbox_network,omitempty"`
+	// Sandbox runs shell commands in the sandbox ("sandbox": true) and
+	// names the hosts sandboxed commands and run_code may reach through
+	// wield's proxy ("sandbox": {"network": [...]}); SandboxNetwork lets
+	// them reach the whole network, and AskModel is ask_model's default
+	// model: see code.go.
+	Sandbox        sandboxSetting `json:"sandbox,omitzero"`
+	SandboxNetwork bool           `json:"sandbox_network,omitempty"`
 	AskModel       string `json:"ask_model,omitempty"`
+}
+
+// sandboxSetting is the "sandbox" setting: true runs shell commands in
+// the sandbox; an object does too, and its "network" lists the hosts
+// sandboxed commands may reach through wield's egress proxy (patterns as
+// package sandbox/egress takes them: "api.example.com", "*.github.com",
+// "host:8443").
+type sandboxSetting struct {
+	On      bool
+	Network []string
+}
+
+// UnmarshalJSON reads true, false or {"network": [...]}.
+func (s *sandboxSetting) UnmarshalJSON(data []byte) error {
+	var on bool
+	if json.Unmarshal(data, &on) == nil {
+		*s = sandboxSetting{On: on}
+		return nil
+	}
+	var obj struct {
+		Network []string `json:"network"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&obj); err != nil {
+		return fmt.Errorf(`"sandbox" is true, false or {"network": ["host", ...]}: %w`, err)
+	}
+	*s = sandboxSetting{On: true, Network: obj.Network}
+	return nil
+}
+
+// MarshalJSON writes s as UnmarshalJSON reads it.
+func (s sandboxSetting) MarshalJSON() ([]byte, error) {
+	if s.Network == nil {
+		return json.Marshal(s.On)
+	}
+	return json.Marshal(map[string][]string{"network": s.Network})
 }
 
 // merge fills the zero fields of c from o.
 func (c *runConfig) merge(o runConfig) {
 	// A sandbox asked for anywhere is never turned off by a weaker source.
-	c.Sandbox = c.Sandbox || o.Sandbox
+	c.Sandbox.On = c.Sandbox.On || o.Sandbox.On
+	if c.Sandbox.Network == nil {
+		c.Sandbox.Network = o.Sandbox.Network
+	}
 	c.SandboxNetwork = c.SandboxNetwork || o.SandboxNetwork
 	if c.AskModel == "" {
 		c.AskModel = o.AskModel

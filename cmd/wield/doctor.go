@@ -33,6 +33,9 @@ type doctorReport struct {
 	// one commands would run under, "" when none isolates.
 	Sandbox   []sandbox.Capabilities `json:"sandbox"`
 	Sandboxed sandbox.Mechanism      `json:"sandboxed"`
+	// Hidden are the credential locations sandboxed commands cannot
+	// read (see sandbox_hidden.go).
+	Hidden []string `json:"sandbox_hidden"`
 	Git       string                 `json:"git"` // git --version, or ""
 	Model     doctorModel            `json:"model"`
 	MCP       []string               `json:"mcp_servers"`
@@ -118,9 +121,11 @@ func newDoctorCommand(g *globals) *cobra.Command {
 		Short: "report what wield can use on this machine",
 		Long: `Doctor reports what wield finds on this machine and in the workspace: the
 sandbox mechanisms and what each enforces (file system, network, PID
-namespace, limits), git, the workspace (a git repository? is wield's state
+namespace, limits) with the credential locations sandboxed commands cannot
+read, git, the workspace (a git repository? is wield's state
 kept out of git?), the config, settings and MCP files it reads with any key
-it does not know, the model configured and whether its API key is set, and
+it does not know, whether the workspace is trusted and what its own
+configuration would enable (see wield trust), the model configured and whether its API key is set, and
 the MCP servers configured. It changes nothing and, unless asked, reaches no
 model and starts no MCP server: --check-model sends the model one tiny
 request (a few tokens), and --check-mcp diagnoses every MCP server as wield
@@ -174,6 +179,7 @@ func (g *globals) doctor(cmd *cobra.Command) doctorReport {
 		g.trustFor(ws).told = true // the report says it: see doctorTrustOf
 	}
 	rep.Sandbox = sandbox.Probe(cmd.Context(), "")
+	rep.Hidden = sandboxHidden()
 	// The mechanism sandbox.New would choose with the default minimum.
 	for _, c := range rep.Sandbox {
 		if c.Available && c.Level >= sandbox.LevelNetwork {
@@ -368,6 +374,11 @@ func printDoctor(w io.Writer, rep doctorReport) error {
 			fmt.Fprintf(&b, "  %-11s note: %s\n", "", c.Reason)
 		}
 	}
+	hidden := strings.Join(rep.Hidden, ", ")
+	if hidden == "" {
+		hidden = "none of the usual credential locations exists here"
+	}
+	fmt.Fprintf(&b, "  %-11s %s\n", "hidden", hidden)
 	git := rep.Git
 	if git == "" {
 		git = "not found"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,8 +167,10 @@ func (g *globals) extensionTools(deps toolDeps) []*tool.Tool {
 // addPluginServers adds the MCP servers of the trusted plugins to mgr,
 // named PLUGIN_SERVER.
 func (g *globals) addPluginServers(mgr *mcp.Manager) {
+	ws, _ := g.workspace()
 	for _, pl := range g.trustedPlugins() {
 		for name, sc := range pl.MCPServers {
+			g.hideSecrets(ws, mcpSecrets(map[string]mcp.ServerConfig{pl.Name() + "_" + name: sc}))
 			if err := mgr.Add(pl.Name()+"_"+name, sc); err != nil {
 				g.logger().Warn("plugin MCP server", "plugin", pl.Name(), "server", name, "err", err)
 			}
@@ -254,9 +255,6 @@ func pluginContents(pl *plugin.Plugin) []string {
 func (g *globals) extendRun(ws string, store *session.Store, pol *policy.Policy, window int) {
 	x := g.extensions(ws)
 	store.Live, x.window = x.secrets, window
-	// The log from now on hides the secrets too (what was built with the
-	// logger before logs nothing of a tool's).
-	g.log = slog.New(env.RedactLogs(g.logger().Handler(), x.secrets))
 	cfg := skilltools.Config{Catalog: g.skillCatalog(ws), Sessions: store}
 	// A skill of an untrusted workspace still loads, but grants nothing:
 	// its allowed-tools would pre-approve calls (see project.go).

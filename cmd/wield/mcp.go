@@ -20,6 +20,7 @@ import (
 	"github.com/wieldhq/wield/mcp"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
+	"github.com/wieldhq/wield/tools/env"
 )
 
 // mcpFlags are the flags of `wield mcp`.
@@ -127,6 +128,9 @@ func (g *globals) serveMCP(ctx context.Context, f *mcpFlags) error {
 		// until confirmed.
 		gate = mcp.ConfirmGate(g.mcpManager(ws), pol)
 	}
+	// Results served to the client's model hide every secret wield knows.
+	g.hideSecrets(ws, workspaceSecrets(ws))
+	gate = env.RedactResults(gate, g.extensions(ws).secrets)
 	// The tools are built (and the configured MCP servers mounted) while
 	// the server answers the client's initialize: what g's methods set up
 	// lazily is set up here first, so that the build only reads it.

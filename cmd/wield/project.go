@@ -353,6 +353,9 @@ func configItems(path, source string) ([]trust.Item, error) {
 	if c.APIKey != "" {
 		items = append(items, trust.Item{Kind: trust.KindSetting, Source: source, Name: "api_key", Text: "api_key (a key of its own)", Value: trust.SecretValue(c.APIKey)})
 	}
+	if len(c.Sandbox.Network) > 0 {
+		item(trust.KindSetting, "sandbox.network", "sandbox.network: sandboxed commands reach "+strings.Join(c.Sandbox.Network, ", "), c.Sandbox.Network)
+	}
 	if c.SandboxNetwork {
 		item(trust.KindSetting, "sandbox_network", "sandbox_network: sandboxed commands reach the network", true)
 	}
@@ -388,7 +391,7 @@ func (c runConfig) restricting() runConfig {
 		SystemPrompt:      c.SystemPrompt,
 		ExpireToolResults: c.ExpireToolResults,
 		MaxImages:         c.MaxImages,
-		Sandbox:           c.Sandbox,
+		Sandbox:           sandboxSetting{On: c.Sandbox.On},
 	}
 	if !slices.ContainsFunc(c.Tools, func(t string) bool { return slices.Contains(optInTools, t) }) {
 		r.Tools = c.Tools

@@ -29,8 +29,8 @@ func TestRunConfigFieldsJudged(t *testing.T) {
 		}
 	}
 	full := runConfig{Model: "m", BaseURL: "http://x", APIKey: "k", MaxRounds: 3, Tools: []string{"read_file"}, SystemPrompt: "p",
-		ExpireToolResults: 2, MaxImages: 1, Sandbox: true, SandboxNetwork: true, AskModel: "a"}
-	want := runConfig{MaxRounds: 3, Tools: []string{"read_file"}, SystemPrompt: "p", ExpireToolResults: 2, MaxImages: 1, Sandbox: true}
+		ExpireToolResults: 2, MaxImages: 1, Sandbox: sandboxSetting{On: true, Network: []string{"evil.example"}}, SandboxNetwork: true, AskModel: "a"}
+	want := runConfig{MaxRounds: 3, Tools: []string{"read_file"}, SystemPrompt: "p", ExpireToolResults: 2, MaxImages: 1, Sandbox: sandboxSetting{On: true}}
 	if diff := cmp.Diff(want, full.restricting(), cmp.AllowUnexported(runConfig{})); diff != "" {
 		t.Errorf("restricting (-want +got):\n%s", diff)
 	}

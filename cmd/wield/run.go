@@ -23,6 +23,7 @@ import (
 	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
+	"github.com/wieldhq/wield/tools/env"
 	"github.com/wieldhq/wield/tools/shell"
 )
 
@@ -115,6 +116,9 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		return nil, &exitError{exitUsage, err}
 	}
 	store := g.store(ws)
+	// The log hides every secret wield knows from here on (what was
+	// built with the logger before logs nothing of a tool's).
+	g.log = slog.New(env.RedactLogs(g.logger().Handler(), g.extensions(ws).secrets))
 	if err := resolveSession(store, f); err != nil {
 		return nil, err
 	}
@@ -146,6 +150,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		if err != nil {
 			return nil, &exitError{exitUsage, err}
 		}
+		g.hideModelKeys(ws, cat, cfg.APIKey, mc.APIKey) // the key in use and the config's providers' keys: see secrets.go
 		metered, err := newProvider(mc, g)
 		if err != nil {
 			return nil, &exitError{exitUsage, err}

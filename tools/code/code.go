@@ -59,6 +59,10 @@ type Config struct {
 	// Network allows the code the network. The tool is annotated
 	// read-only only when the network is denied.
 	Network bool
+	// Hosts, when Network is false, are the hosts the sandbox's egress
+	// proxy lets the code reach (its [sandbox.Config.Proxy]); the tool's
+	// description names them. Nil means none.
+	Hosts []string
 	// Sessions keeps the scratch directories of named sessions. Nil means
 	// that calls which name a session fail.
 	Sessions *Sessions

@@ -107,7 +107,7 @@ func NewRunCode(cfg Config) *tool.Tool {
 		Name:         "run_code",
 		Description:  r.description(),
 		OutputSchema: tool.SchemaOf[RunData](),
-		Annotations:  tool.Annotations{ParallelSafe: true, OpenWorld: cfg.Network},
+		Annotations:  tool.Annotations{ParallelSafe: true, OpenWorld: cfg.Network || len(cfg.Hosts) > 0},
 		// The sandbox's own limit ends the program; the runner's timeout
 		// is a backstop.
 		Timeout: r.cfg.MaxTimeout + time.Minute,
@@ -129,6 +129,7 @@ func (r *runner) description() string {
 	template.Must(template.New("run_code").Parse(runDescription)).Execute(&b, map[string]any{
 		"Languages":   strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1],
 		"Network":     r.cfg.Network,
+		"Hosts":       strings.Join(r.cfg.Hosts, ", "),
 		"MaxSessions": maxSessions,
 		"Timeout":     int(r.cfg.Timeout / time.Second),
 		"MaxTimeout":  int(r.cfg.MaxTimeout / time.Second),
