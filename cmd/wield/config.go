@@ -49,7 +49,7 @@ type runConfig struct {
 	// model: see code.go.
 	Sandbox        sandboxSetting `json:"sandbox,omitzero"`
 	SandboxNetwork bool           `json:"sandbox_network,omitempty"`
-	AskModel       string `json:"ask_model,omitempty"`
+	AskModel       string         `json:"ask_model,omitempty"`
 }
 
 // sandboxSetting is the "sandbox" setting: true runs shell commands in

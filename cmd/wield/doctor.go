@@ -35,10 +35,10 @@ type doctorReport struct {
 	Sandboxed sandbox.Mechanism      `json:"sandboxed"`
 	// Hidden are the credential locations sandboxed commands cannot
 	// read (see sandbox_hidden.go).
-	Hidden []string `json:"sandbox_hidden"`
-	Git       string                 `json:"git"` // git --version, or ""
-	Model     doctorModel            `json:"model"`
-	MCP       []string               `json:"mcp_servers"`
+	Hidden []string    `json:"sandbox_hidden"`
+	Git    string      `json:"git"` // git --version, or ""
+	Model  doctorModel `json:"model"`
+	MCP    []string    `json:"mcp_servers"`
 	// MCPStatus is each server's state after a start, with --check-mcp.
 	MCPStatus []doctorServer `json:"mcp_status,omitempty"`
 	// Config lists the config, settings and MCP files found, read in that
