@@ -110,7 +110,7 @@ func TestRunOpenAIResponsesEndToEnd(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, ".wield", "config.json"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := runWield(t, ws, map[string]string{"OPENAI_API_KEY": "sk-test-responses-key", "WIELD_MODEL": ""},
+	code, stdout, stderr := runWield(t, ws, map[string]string{"OPENAI_API_KEY": "sk-test-responses-key", "WIELD_MODEL": "", "WIELD_TRUST": "1"},
 		"run", "--model", "openai:gpt-5", "--tools", "echo", "say it")
 	// gpt-5: 300 plain input at $1.25/M, 1,800 cached at $0.125/M, 30 out at $10/M: $0.0009.
 	checkRun(t, ws, code, stdout, stderr, "openai:gpt-5", `\$0.0009`)

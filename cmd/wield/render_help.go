@@ -56,6 +56,10 @@ var examples = map[string]string{
 	"wield memory rm":     `  wield memory rm project:staging-database-resets-mondays`,
 	"wield memory search": `  wield memory search 'staging database'`,
 	"wield memory show":   `  wield memory show project:staging-database-resets-mondays`,
+	"wield trust": `  wield trust                     # trust this workspace as its configuration is now
+  wield trust --tree ~/src/mine   # trust every folder under ~/src/mine
+  wield trust --list
+  wield trust --revoke .`,
 	"wield version": `  wield version
   wield --version`,
 	"wield doctor": `  wield doctor

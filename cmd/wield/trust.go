@@ -48,13 +48,6 @@ and so does WIELD_TRUST=1, for CI that checked out its own code.
   --list     list the trusted folders
   --revoke   forget PATH (its real path)
 
-Examples:
-
-  wield trust                     # trust this workspace as it is
-  wield trust --tree ~/src/mine   # trust everything under ~/src/mine
-  wield trust --list
-  wield trust --revoke .
-
 See also: wield doctor, wield help run.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
