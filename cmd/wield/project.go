@@ -165,7 +165,7 @@ func (g *globals) resolveTrust(ws string, interactive bool) error {
 			st.trusted, st.how = true, "trusted"
 			return nil
 		case "", "n", "no":
-			fmt.Fprintln(g.stderr, "continuing without this folder's configuration")
+			fmt.Fprintln(g.stderr, "continuing without this folder's configuration (wield trust uses it later)")
 			return nil
 		case "q", "quit":
 			return &exitError{exitInterrupted, errors.New("stopped at the trust question")}
@@ -236,7 +236,7 @@ func trustQuestion(pal palette, st *trustState) string {
 			fmt.Fprintf(&b, "  %s %-24s %s\n", pal.dim("-"), it.Source, it)
 		}
 	} else {
-		fmt.Fprintf(&b, "%s has configuration that can run commands, allow tool calls or choose where your requests and keys go:\n", m.Root)
+		fmt.Fprintf(&b, "%s has its own configuration, which can run commands, allow tool\ncalls or choose where your requests and keys go:\n", m.Root)
 		for _, it := range m.Sorted() {
 			fmt.Fprintf(&b, "  %-26s %s\n", it.Source, it)
 		}
@@ -512,22 +512,17 @@ func gitHookItems(ws string, rel func(string) string) ([]trust.Item, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	env, err := gitsafe.Load(ctx, "git", ws, os.Environ(), gitsafe.Options{Hooks: true})
-	if err != nil {
-		if errors.Is(err, exec.ErrNotFound) {
-			return nil, nil // no git, no hooks
+	// Where git cannot tell (no git, not a repository it can read), the
+	// hooks are those of .git/hooks: a commit there fails anyway.
+	dir := filepath.Join(ws, ".git", "hooks")
+	if env, err := gitsafe.Load(ctx, "git", ws, os.Environ(), gitsafe.Options{Hooks: true}); err == nil {
+		cmd := exec.CommandContext(ctx, "git", "rev-parse", "--git-path", "hooks")
+		cmd.Dir, cmd.Env = ws, env
+		if out, err := cmd.Output(); err == nil {
+			if dir = strings.TrimSpace(string(out)); !filepath.IsAbs(dir) {
+				dir = filepath.Join(ws, dir)
+			}
 		}
-		return nil, fmt.Errorf("git hooks: %w", err)
-	}
-	cmd := exec.CommandContext(ctx, "git", "rev-parse", "--git-path", "hooks")
-	cmd.Dir, cmd.Env = ws, env
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("git hooks: git rev-parse: %w", err)
-	}
-	dir := strings.TrimSpace(string(out))
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(ws, dir)
 	}
 	entries, _ := os.ReadDir(dir)
 	var items []trust.Item
