@@ -31,9 +31,11 @@ type codeState struct {
 	hosts    []string // --sandbox-host: the egress proxy's allow list
 	askModel string   // --ask-model
 
-	// allow is the allow list the sandbox is made with: the flags' and
+	// allow is the allow list the sandbox is made with, hide and show
+	// the paths it hides and shows besides its defaults: the flags' and
 	// the config files', set by codeSettings before first use.
-	allow    []string
+	allow      []string
+	hide, show []string
 	once     sync.Once
 	sb       *sandbox.Sandbox
 	proxy    *egress.Proxy // nil without an allow list
@@ -54,7 +56,7 @@ func (s *codeState) register(fl *pflag.FlagSet) {
 func (s *codeState) sandboxed(ctx context.Context) (*sandbox.Sandbox, error) {
 	s.once.Do(func() {
 		ctx := context.WithoutCancel(ctx)
-		cfg := sandbox.Config{Helper: sandboxHelper()}
+		cfg := sandbox.Config{Helper: sandboxHelper(), Hide: s.hide, Show: s.show}
 		if len(s.allow) > 0 {
 			// Commands that may not use the network reach these hosts,
 			// and only these, through the proxy (sandbox/egress).
@@ -143,7 +145,12 @@ func (g *globals) codeSettings() (runConfig, error) {
 		return runConfig{}, &exitError{exitUsage, err}
 	}
 	if g.code.sb == nil && g.code.sbErr == nil {
-		g.code.allow = cfg.Sandbox.Network
+		home, _ := os.UserHomeDir()
+		hide, show, err := cfg.Sandbox.paths(home)
+		if err != nil {
+			return runConfig{}, &exitError{exitUsage, err}
+		}
+		g.code.allow, g.code.hide, g.code.show = cfg.Sandbox.Network, hide, show
 	}
 	return cfg, nil
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -57,36 +58,71 @@ type runConfig struct {
 // sandboxed commands may reach through wield's egress proxy (patterns as
 // package sandbox/egress takes them: "api.example.com", "*.github.com",
 // "host:8443").
+//
+// "hide" adds absolute paths (~/ for the home directory) to the credential
+// locations the sandbox hides from commands, and "show" keeps one of them
+// readable on purpose (sandbox.Config's Hide and Show).
 type sandboxSetting struct {
 	On      bool
 	Network []string
+	Hide    []string
+	Show    []string
 }
 
-// UnmarshalJSON reads true, false or {"network": [...]}.
+// sandboxObject is the object form of "sandbox".
+type sandboxObject struct {
+	Network []string `json:"network,omitempty"`
+	Hide    []string `json:"hide,omitempty"`
+	Show    []string `json:"show,omitempty"`
+}
+
+// UnmarshalJSON reads true, false or {"network": [...], "hide": [...],
+// "show": [...]}.
 func (s *sandboxSetting) UnmarshalJSON(data []byte) error {
 	var on bool
 	if json.Unmarshal(data, &on) == nil {
 		*s = sandboxSetting{On: on}
 		return nil
 	}
-	var obj struct {
-		Network []string `json:"network"`
-	}
+	var obj sandboxObject
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&obj); err != nil {
-		return fmt.Errorf(`"sandbox" is true, false or {"network": ["host", ...]}: %w`, err)
+		return fmt.Errorf(`"sandbox" is true, false or {"network": ["host", ...], "hide": ["path", ...], "show": ["path", ...]}: %w`, err)
 	}
-	*s = sandboxSetting{On: true, Network: obj.Network}
+	*s = sandboxSetting{On: true, Network: obj.Network, Hide: obj.Hide, Show: obj.Show}
 	return nil
 }
 
 // MarshalJSON writes s as UnmarshalJSON reads it.
 func (s sandboxSetting) MarshalJSON() ([]byte, error) {
-	if s.Network == nil {
+	if s.Network == nil && s.Hide == nil && s.Show == nil {
 		return json.Marshal(s.On)
 	}
-	return json.Marshal(map[string][]string{"network": s.Network})
+	return json.Marshal(sandboxObject{Network: s.Network, Hide: s.Hide, Show: s.Show})
+}
+
+// paths returns the setting's hide and show lists as absolute paths, "~/"
+// taken as the home directory home; a path that is neither is an error.
+func (s sandboxSetting) paths(home string) (hide, show []string, err error) {
+	abs := func(list []string) ([]string, error) {
+		var out []string
+		for _, p := range list {
+			if rest, ok := strings.CutPrefix(p, "~/"); ok && home != "" {
+				p = filepath.Join(home, rest)
+			}
+			if !filepath.IsAbs(p) {
+				return nil, fmt.Errorf(`"sandbox": path %q is not absolute (start it with / or ~/)`, p)
+			}
+			out = append(out, filepath.Clean(p))
+		}
+		return out, nil
+	}
+	if hide, err = abs(s.Hide); err != nil {
+		return nil, nil, err
+	}
+	show, err = abs(s.Show)
+	return hide, show, err
 }
 
 // merge fills the zero fields of c from o.
@@ -95,6 +131,12 @@ func (c *runConfig) merge(o runConfig) {
 	c.Sandbox.On = c.Sandbox.On || o.Sandbox.On
 	if c.Sandbox.Network == nil {
 		c.Sandbox.Network = o.Sandbox.Network
+	}
+	// Every source's hidden paths stay hidden; a path is shown only by
+	// the strongest source that shows any.
+	c.Sandbox.Hide = append(c.Sandbox.Hide, o.Sandbox.Hide...)
+	if c.Sandbox.Show == nil {
+		c.Sandbox.Show = o.Sandbox.Show
 	}
 	c.SandboxNetwork = c.SandboxNetwork || o.SandboxNetwork
 	if c.AskModel == "" {

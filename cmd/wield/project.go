@@ -353,6 +353,9 @@ func configItems(path, source string) ([]trust.Item, error) {
 	if c.APIKey != "" {
 		items = append(items, trust.Item{Kind: trust.KindSetting, Source: source, Name: "api_key", Text: "api_key (a key of its own)", Value: trust.SecretValue(c.APIKey)})
 	}
+	if len(c.Sandbox.Show) > 0 {
+		item(trust.KindSetting, "sandbox.show", "sandbox.show: sandboxed commands read "+strings.Join(c.Sandbox.Show, ", "), c.Sandbox.Show)
+	}
 	if len(c.Sandbox.Network) > 0 {
 		item(trust.KindSetting, "sandbox.network", "sandbox.network: sandboxed commands reach "+strings.Join(c.Sandbox.Network, ", "), c.Sandbox.Network)
 	}
@@ -391,7 +394,7 @@ func (c runConfig) restricting() runConfig {
 		SystemPrompt:      c.SystemPrompt,
 		ExpireToolResults: c.ExpireToolResults,
 		MaxImages:         c.MaxImages,
-		Sandbox:           sandboxSetting{On: c.Sandbox.On},
+		Sandbox:           sandboxSetting{On: c.Sandbox.On, Hide: c.Sandbox.Hide},
 	}
 	if !slices.ContainsFunc(c.Tools, func(t string) bool { return slices.Contains(optInTools, t) }) {
 		r.Tools = c.Tools

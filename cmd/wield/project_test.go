@@ -29,8 +29,8 @@ func TestRunConfigFieldsJudged(t *testing.T) {
 		}
 	}
 	full := runConfig{Model: "m", BaseURL: "http://x", APIKey: "k", MaxRounds: 3, Tools: []string{"read_file"}, SystemPrompt: "p",
-		ExpireToolResults: 2, MaxImages: 1, Sandbox: sandboxSetting{On: true, Network: []string{"evil.example"}}, SandboxNetwork: true, AskModel: "a"}
-	want := runConfig{MaxRounds: 3, Tools: []string{"read_file"}, SystemPrompt: "p", ExpireToolResults: 2, MaxImages: 1, Sandbox: sandboxSetting{On: true}}
+		ExpireToolResults: 2, MaxImages: 1, Sandbox: sandboxSetting{On: true, Network: []string{"evil.example"}, Hide: []string{"/secret"}, Show: []string{"/root/.ssh"}}, SandboxNetwork: true, AskModel: "a"}
+	want := runConfig{MaxRounds: 3, Tools: []string{"read_file"}, SystemPrompt: "p", ExpireToolResults: 2, MaxImages: 1, Sandbox: sandboxSetting{On: true, Hide: []string{"/secret"}}}
 	if diff := cmp.Diff(want, full.restricting(), cmp.AllowUnexported(runConfig{})); diff != "" {
 		t.Errorf("restricting (-want +got):\n%s", diff)
 	}
@@ -107,5 +107,48 @@ func TestProjectManifest(t *testing.T) {
 	ml, _ := projectManifest(link)
 	if real, _ := trust.RealPath(ws); ml.Root != real || m.Root != real || ml.Hash() != m.Hash() {
 		t.Errorf("link: root %q hash %s; folder: root %q hash %s", ml.Root, ml.Hash(), m.Root, m.Hash())
+	}
+}
+
+func TestSandboxSetting(t *testing.T) {
+	tests := []struct {
+		doc     string
+		want    sandboxSetting
+		wantErr string
+	}{
+		{`true`, sandboxSetting{On: true}, ""},
+		{`false`, sandboxSetting{}, ""},
+		{`{"network": ["api.example.com"]}`, sandboxSetting{On: true, Network: []string{"api.example.com"}}, ""},
+		{`{"hide": ["~/.secrets"], "show": ["~/.npmrc"]}`, sandboxSetting{On: true, Hide: []string{"~/.secrets"}, Show: []string{"~/.npmrc"}}, ""},
+		{`{"networks": []}`, sandboxSetting{}, `unknown field "networks"`},
+		{`"yes"`, sandboxSetting{}, `"sandbox" is true, false or`},
+	}
+	for _, tt := range tests {
+		var got sandboxSetting
+		err := json.Unmarshal([]byte(tt.doc), &got)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%s: error %v, want %q", tt.doc, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tt.doc, err)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.doc, diff)
+		}
+		back, _ := json.Marshal(got)
+		var again sandboxSetting
+		if err := json.Unmarshal(back, &again); err != nil || !cmp.Equal(got, again) {
+			t.Errorf("%s: round trip %s gives %+v, %v", tt.doc, back, again, err)
+		}
+	}
+	hide, show, err := sandboxSetting{Hide: []string{"~/.secrets", "/opt/keys/"}, Show: []string{"~/.npmrc"}}.paths("/home/u")
+	if err != nil || !cmp.Equal(hide, []string{"/home/u/.secrets", "/opt/keys"}) || !cmp.Equal(show, []string{"/home/u/.npmrc"}) {
+		t.Errorf("paths = %v, %v, %v", hide, show, err)
+	}
+	if _, _, err := (sandboxSetting{Show: []string{"relative"}}).paths("/home/u"); err == nil {
+		t.Error("a relative path was accepted")
 	}
 }
