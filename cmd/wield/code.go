@@ -36,11 +36,11 @@ type codeState struct {
 	// the config files', set by codeSettings before first use.
 	allow      []string
 	hide, show []string
-	once     sync.Once
-	sb       *sandbox.Sandbox
-	proxy    *egress.Proxy // nil without an allow list
-	sbErr    error
-	sessions *code.Sessions
+	once       sync.Once
+	sb         *sandbox.Sandbox
+	proxy      *egress.Proxy // nil without an allow list
+	sbErr      error
+	sessions   *code.Sessions
 }
 
 // register adds the flags, which every command that builds tools heeds.
