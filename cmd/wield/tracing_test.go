@@ -338,6 +338,7 @@ func TestTracing_collector(t *testing.T) {
 	t.Setenv("OTEL_METRICS_EXPORTER", "none") // metrics are checked in package otel
 	home := t.TempDir()
 	t.Setenv("WIELD_HOME", home)
+	t.Setenv("WIELD_TRUST", "1") // the workspace's .mcp.json is the test's own
 	srv := startMCPServer(t)
 	files := map[string]string{
 		".git/HEAD":            "ref: refs/heads/main\n",
