@@ -56,6 +56,31 @@ func (s *ptyScreen) waitFor(t *testing.T, want string) {
 	}
 }
 
+// startPTY starts cmd in a pseudo-terminal of rows and cols, and copies
+// what it writes to screen until the terminal closes (then copied is
+// closed). The caller closes tty.
+func startPTY(t *testing.T, cmd *exec.Cmd, rows, cols uint16) (tty *os.File, screen *ptyScreen, copied <-chan struct{}) {
+	t.Helper()
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
+	if err != nil {
+		t.Fatal(err)
+	}
+	screen = &ptyScreen{changed: make(chan struct{}, 1)}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := tty.Read(buf)
+			screen.Write(buf[:n])
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return tty, screen, done
+}
+
 // wieldBinary returns a path that runs wield: the test binary, which is
 // wield when it is called wield (see TestMain).
 func wieldBinary(t *testing.T) string {
@@ -130,24 +155,8 @@ func TestChatAtATerminal(t *testing.T) {
 	cmd := exec.Command(bin, "chat", "--replay", "script.jsonl", "--new", "--session", "pty1")
 	cmd.Dir = ws
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TERM=xterm-256color")
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 30, Cols: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tty, screen, copied := startPTY(t, cmd, 30, 100)
 	defer tty.Close()
-	screen := &ptyScreen{changed: make(chan struct{}, 1)}
-	copied := make(chan struct{})
-	go func() {
-		defer close(copied)
-		buf := make([]byte, 4096)
-		for {
-			n, err := tty.Read(buf)
-			screen.Write(buf[:n])
-			if err != nil {
-				return
-			}
-		}
-	}()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/creack/pty"
 )
 
 // TestTrustQuestionAtATerminal runs wield run at a terminal in a folder
@@ -42,28 +40,12 @@ func TestTrustQuestionAtATerminal(t *testing.T) {
 		cmd := exec.Command(bin, "run", "--no-mcp", "--replay", "model.jsonl", "go")
 		cmd.Dir = ws
 		cmd.Env = append(trustTestEnv(home), "TERM=xterm-256color", "GORACE=atexit_sleep_ms=0")
-		tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 30, Cols: 100})
-		if err != nil {
-			t.Fatal(err)
-		}
+		tty, screen, copied := startPTY(t, cmd, 30, 100)
 		defer tty.Close()
-		screen := &ptyScreen{changed: make(chan struct{}, 1)}
-		copied := make(chan struct{})
-		go func() {
-			defer close(copied)
-			buf := make([]byte, 4096)
-			for {
-				n, err := tty.Read(buf)
-				screen.Write(buf[:n])
-				if err != nil {
-					return
-				}
-			}
-		}()
 		screen.waitFor(t, want)
 		screen.waitFor(t, "trust this folder? [t/n/q]")
 		tty.WriteString(answer + "\r")
-		err = cmd.Wait()
+		err := cmd.Wait()
 		<-copied
 		return screen.text(), err
 	}
