@@ -127,10 +127,11 @@ export class ChildStdio {
 
 /**
  * startWield runs `wield mcp ARGS` in workdir. It collects standard error
- * and resolves exited with {code, signal} when the process ends.
+ * and resolves exited with {code, signal} when the process ends. The
+ * workspace is the test's own, so its settings are trusted (--trust).
  */
 export function startWield(args, workdir) {
-  const child = spawn(wieldBin, ['--workdir', workdir, 'mcp', ...args], {
+  const child = spawn(wieldBin, ['--workdir', workdir, '--trust', 'mcp', ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
