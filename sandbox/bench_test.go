@@ -22,14 +22,7 @@ import (
 // 1,000 entries with a secret at each default path, the most the
 // Landlock walk is likely to meet.
 func BenchmarkStart(b *testing.B) {
-	h := helper(b)
-	if p := os.Getenv("WIELD_SANDBOX_HELPER"); p != "" {
-		h = []string{p, sandbox.HelperArg}
-	}
-	truePath, err := exec.LookPath("true")
-	if err != nil {
-		b.Fatal(err)
-	}
+	h, truePath := benchHelper(b)
 	b.Run("plain", func(b *testing.B) {
 		for b.Loop() {
 			if err := exec.Command(truePath).Run(); err != nil {
@@ -37,30 +30,16 @@ func BenchmarkStart(b *testing.B) {
 			}
 		}
 	})
-	start := func(b *testing.B, cfg sandbox.Config) {
-		b.Helper()
-		sb, err := sandbox.New(b.Context(), cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		scratch := b.TempDir()
-		for b.Loop() {
-			res, err := sb.Run(b.Context(), &sandbox.Command{Args: []string{truePath}, Scratch: scratch})
-			if err != nil || res.ExitCode != 0 {
-				b.Fatalf("Run(true) = %+v, %v", res, err)
-			}
-		}
-	}
 	b.Run(string(sandbox.NoIsolation), func(b *testing.B) {
-		start(b, sandbox.Config{Helper: h, Mechanism: sandbox.NoIsolation, Minimum: sandbox.LevelLimits})
+		benchTrue(b, sandbox.Config{Helper: h, Mechanism: sandbox.NoIsolation, Minimum: sandbox.LevelLimits}, truePath)
 	})
 	for _, m := range []sandbox.Mechanism{sandbox.Bubblewrap, sandbox.Landlock} {
 		b.Run(string(m), func(b *testing.B) {
 			b.Run("default", func(b *testing.B) {
-				start(b, sandbox.Config{Helper: h, Mechanism: m})
+				benchTrue(b, sandbox.Config{Helper: h, Mechanism: m}, truePath)
 			})
 			b.Run("nothing-hidden", func(b *testing.B) {
-				start(b, sandbox.Config{Helper: h, Mechanism: m, Show: []string{"/"}})
+				benchTrue(b, sandbox.Config{Helper: h, Mechanism: m, Show: []string{"/"}}, truePath)
 			})
 			b.Run("home-of-1000", func(b *testing.B) {
 				home := b.TempDir()
@@ -74,8 +53,41 @@ func BenchmarkStart(b *testing.B) {
 				for i, p := range sandbox.CredentialPaths(home, "") {
 					secret{path: p, dir: i%2 == 1, marker: "secret"}.plant(b)
 				}
-				start(b, sandbox.Config{Helper: h, Mechanism: m})
+				benchTrue(b, sandbox.Config{Helper: h, Mechanism: m}, truePath)
 			})
 		})
+	}
+}
+
+// benchHelper returns the sandbox helper the benchmarks start, the test
+// binary or the program WIELD_SANDBOX_HELPER names, and the path of true,
+// the command they run.
+func benchHelper(b *testing.B) (h []string, truePath string) {
+	b.Helper()
+	h = helper(b)
+	if p := os.Getenv("WIELD_SANDBOX_HELPER"); p != "" {
+		h = []string{p, sandbox.HelperArg}
+	}
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return h, truePath
+}
+
+// benchTrue starts a sandbox with cfg and measures running truePath in
+// it, with one scratch directory for all the runs.
+func benchTrue(b *testing.B, cfg sandbox.Config, truePath string) {
+	b.Helper()
+	sb, err := sandbox.New(b.Context(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	scratch := b.TempDir()
+	for b.Loop() {
+		res, err := sb.Run(b.Context(), &sandbox.Command{Args: []string{truePath}, Scratch: scratch})
+		if err != nil || res.ExitCode != 0 {
+			b.Fatalf("Run(true) = %+v, %v", res, err)
+		}
 	}
 }

@@ -347,14 +347,7 @@ func TestWrapThroughProxy(t *testing.T) {
 // the limits). The helper is the test binary, or the program
 // WIELD_SANDBOX_HELPER names.
 func BenchmarkStartWithProxy(b *testing.B) {
-	h := helper(b)
-	if p := os.Getenv("WIELD_SANDBOX_HELPER"); p != "" {
-		h = []string{p, sandbox.HelperArg}
-	}
-	truePath, err := exec.LookPath("true")
-	if err != nil {
-		b.Fatal(err)
-	}
+	h, truePath := benchHelper(b)
 	p, err := egress.New(b.Context(), egress.Config{})
 	if err != nil {
 		b.Fatal(err)
@@ -367,17 +360,7 @@ func BenchmarkStartWithProxy(b *testing.B) {
 				name = string(m) + "/proxy"
 			}
 			b.Run(name, func(b *testing.B) {
-				sb, err := sandbox.New(b.Context(), sandbox.Config{Helper: h, Mechanism: m, Proxy: proxy})
-				if err != nil {
-					b.Fatal(err)
-				}
-				scratch := b.TempDir()
-				for b.Loop() {
-					res, err := sb.Run(b.Context(), &sandbox.Command{Args: []string{truePath}, Scratch: scratch})
-					if err != nil || res.ExitCode != 0 {
-						b.Fatalf("Run(true) = %+v, %v", res, err)
-					}
-				}
+				benchTrue(b, sandbox.Config{Helper: h, Mechanism: m, Proxy: proxy}, truePath)
 			})
 		}
 	}

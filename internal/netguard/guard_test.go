@@ -1,15 +1,15 @@
 package netguard
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/netip"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/wieldhq/wield/internal/netguard/netguardtest"
 )
 
 func TestClassify(t *testing.T) {
@@ -160,51 +160,11 @@ func FuzzParseLegacyIPv4(f *testing.F) {
 	})
 }
 
-// testResolver answers lookups from a table: each host has a list of
-// answers, given in turn, the last one repeated. It counts lookups.
-type testResolver struct {
-	mu      sync.Mutex
-	answers map[string][][]netip.Addr
-	calls   map[string]int
-}
-
-func newTestResolver(answers map[string][]string) *testResolver {
-	r := &testResolver{answers: map[string][][]netip.Addr{}, calls: map[string]int{}}
-	for host, seq := range answers {
-		for _, a := range seq {
-			var addrs []netip.Addr
-			for s := range strings.SplitSeq(a, ",") {
-				addrs = append(addrs, netip.MustParseAddr(s))
-			}
-			r.answers[host] = append(r.answers[host], addrs)
-		}
-	}
-	return r
-}
-
-func (r *testResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	seq, ok := r.answers[host]
-	if !ok {
-		return nil, fmt.Errorf("lookup %s: no such host", host)
-	}
-	n := r.calls[host]
-	r.calls[host]++
-	return seq[min(n, len(seq)-1)], nil
-}
-
-func (r *testResolver) lookups(host string) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.calls[host]
-}
-
 // TestDialer_DialContext dials names and literals that lead inside and
 // checks each is refused with the name and address in the error, without
 // a connection being attempted.
 func TestDialer_DialContext(t *testing.T) {
-	res := newTestResolver(map[string][]string{
+	res := netguardtest.NewResolver(map[string][]string{
 		"localtest.me":             {"127.0.0.1"},
 		"metadata.google.internal": {"169.254.169.254"},
 		"intranet.corp":            {"10.1.2.3"},
@@ -249,7 +209,7 @@ func TestDialerConnectsToTheAddressItChecked(t *testing.T) {
 	}
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
-	res := newTestResolver(map[string][]string{"rebind.test": {"127.0.0.1", "169.254.169.254"}})
+	res := netguardtest.NewResolver(map[string][]string{"rebind.test": {"127.0.0.1", "169.254.169.254"}})
 	var connected []string
 	d := NewDialer(Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}, res,
 		&net.Dialer{Control: func(_, address string, _ syscall.RawConn) error {
@@ -265,7 +225,7 @@ func TestDialerConnectsToTheAddressItChecked(t *testing.T) {
 	if want := fmt.Sprintf("127.0.0.1:%d", port); len(connected) != 1 || connected[0] != want {
 		t.Errorf("connected to %v, want [%s]", connected, want)
 	}
-	if n := res.lookups("rebind.test"); n != 1 {
+	if n := res.Lookups("rebind.test"); n != 1 {
 		t.Errorf("%d lookups for one dial, want 1", n)
 	}
 	_, err = d.DialContext(t.Context(), "tcp", address)

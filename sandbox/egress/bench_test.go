@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/wieldhq/wield/internal/netguard/netguardtest"
 )
 
 // BenchmarkProxy measures one request through the proxy to a local
@@ -19,7 +21,7 @@ func BenchmarkProxy(b *testing.B) {
 	defer srv.Close()
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	p, err := New(b.Context(), Config{Allow: []string{"bench.test:" + port}, AllowAddrs: loopback,
-		Resolver: newTestResolver(map[string][]string{"bench.test": {"127.0.0.1"}})})
+		Resolver: netguardtest.NewResolver(map[string][]string{"bench.test": {"127.0.0.1"}})})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,47 +18,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wieldhq/wield/internal/netguard/netguardtest"
 )
-
-// testResolver answers lookups from a table: each host has a list of
-// answers, given in turn, the last one repeated. It counts lookups.
-type testResolver struct {
-	mu      sync.Mutex
-	answers map[string][][]netip.Addr
-	calls   map[string]int
-}
-
-func newTestResolver(answers map[string][]string) *testResolver {
-	r := &testResolver{answers: map[string][][]netip.Addr{}, calls: map[string]int{}}
-	for host, seq := range answers {
-		for _, a := range seq {
-			var addrs []netip.Addr
-			for s := range strings.SplitSeq(a, ",") {
-				addrs = append(addrs, netip.MustParseAddr(s))
-			}
-			r.answers[host] = append(r.answers[host], addrs)
-		}
-	}
-	return r
-}
-
-func (r *testResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	seq, ok := r.answers[host]
-	if !ok {
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	n := r.calls[host]
-	r.calls[host]++
-	return seq[min(n, len(seq)-1)], nil
-}
-
-func (r *testResolver) lookups(host string) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.calls[host]
-}
 
 // loopback allows the test servers' address, which the guard refuses
 // otherwise.
@@ -142,7 +104,7 @@ func TestProxyReachesAllowedHosts(t *testing.T) {
 	plain, secure := servers(t)
 	pp, sp := port(t, plain), port(t, secure)
 	// The test server's certificate is for example.com and its subdomains.
-	res := newTestResolver(map[string][]string{"allowed.test": {"127.0.0.1"}, "api.example.com": {"127.0.0.1"}})
+	res := netguardtest.NewResolver(map[string][]string{"allowed.test": {"127.0.0.1"}, "api.example.com": {"127.0.0.1"}})
 	p := start(t, Config{
 		Allow:      []string{"allowed.test:" + pp, "*.Example.COM:" + sp},
 		Resolver:   res,
@@ -171,7 +133,7 @@ func TestProxyReachesAllowedHosts(t *testing.T) {
 func TestProxyRefuses(t *testing.T) {
 	plain, secure := servers(t)
 	pp := port(t, plain)
-	res := newTestResolver(map[string][]string{
+	res := netguardtest.NewResolver(map[string][]string{
 		"allowed.test":  {"127.0.0.1"},
 		"evil.example":  {"127.0.0.1"},
 		"intranet.test": {"10.1.2.3"},
@@ -258,7 +220,7 @@ func rawConnect(t *testing.T, p *Proxy, target string) (*http.Response, net.Conn
 func TestProxyDialsTheAddressItChecked(t *testing.T) {
 	plain, _ := servers(t)
 	pp := port(t, plain)
-	res := newTestResolver(map[string][]string{"rebind.test": {"127.0.0.1", "10.0.0.1", "127.0.0.1"}})
+	res := netguardtest.NewResolver(map[string][]string{"rebind.test": {"127.0.0.1", "10.0.0.1", "127.0.0.1"}})
 	var mu sync.Mutex
 	var connected []string
 	p := start(t, Config{Allow: []string{"rebind.test:" + pp}, Resolver: res, AllowAddrs: loopback,
@@ -290,7 +252,7 @@ func TestProxyDialsTheAddressItChecked(t *testing.T) {
 		!strings.Contains(resp.Status, "10.0.0.1") {
 		t.Errorf("second CONNECT %s = %s %q, want 403 naming 10.0.0.1", target, resp.Status, b)
 	}
-	if n := res.lookups("rebind.test"); n != 2 {
+	if n := res.Lookups("rebind.test"); n != 2 {
 		t.Errorf("%d lookups for two tunnels, want 2", n)
 	}
 	mu.Lock()
@@ -352,7 +314,7 @@ func TestProxyCloseEndsTunnels(t *testing.T) {
 	}()
 	_, sp, _ := net.SplitHostPort(ln.Addr().String())
 	p, err := New(t.Context(), Config{Allow: []string{"silent.test:" + sp}, AllowAddrs: loopback,
-		Resolver: newTestResolver(map[string][]string{"silent.test": {"127.0.0.1"}})})
+		Resolver: netguardtest.NewResolver(map[string][]string{"silent.test": {"127.0.0.1"}})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +354,7 @@ func TestProxyIdleTunnelCloses(t *testing.T) {
 	defer ln.Close()
 	_, sp, _ := net.SplitHostPort(ln.Addr().String())
 	p := start(t, Config{Allow: []string{"silent.test:" + sp}, AllowAddrs: loopback, IdleTimeout: 50 * time.Millisecond,
-		Resolver: newTestResolver(map[string][]string{"silent.test": {"127.0.0.1"}})})
+		Resolver: netguardtest.NewResolver(map[string][]string{"silent.test": {"127.0.0.1"}})})
 	resp, c, _ := rawConnect(t, p, "silent.test:"+sp)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("CONNECT = %s", resp.Status)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wieldhq/wield/internal/netguard"
+	"github.com/wieldhq/wield/internal/netguard/netguardtest"
 )
 
 // ssrfServers starts the servers the SSRF table aims at: secret, on
@@ -119,7 +120,7 @@ func TestFetchRefusesInternalAddresses(t *testing.T) {
 	if len(tests) < 30 {
 		t.Fatalf("the table has %d attempts; the issue asks for at least 30", len(tests))
 	}
-	res := newTestResolver(map[string][]string{
+	res := netguardtest.NewResolver(map[string][]string{
 		"localhost":                {"127.0.0.1,::1"},
 		"localtest.me":             {"127.0.0.1"},
 		"metadata.google.internal": {"169.254.169.254"},
@@ -152,7 +153,7 @@ func TestFetchRefusesInternalAddresses(t *testing.T) {
 func TestFetchRebindingBetweenCheckAndConnect(t *testing.T) {
 	secret, _ := ssrfServers(t)
 	port := secret.URL[strings.LastIndexByte(secret.URL, ':')+1:]
-	res := newTestResolver(map[string][]string{"rebind.example": {"93.184.216.34", "127.0.0.1"}})
+	res := netguardtest.NewResolver(map[string][]string{"rebind.example": {"93.184.216.34", "127.0.0.1"}})
 	var g netguard.Guard
 	// The check: what an earlier validation of the name would see.
 	addrs, _ := res.LookupNetIP(t.Context(), "ip", "rebind.example")
@@ -165,7 +166,7 @@ func TestFetchRebindingBetweenCheckAndConnect(t *testing.T) {
 	if r.Success || !strings.Contains(r.Error, "127.0.0.1") || !strings.Contains(r.Error, "loopback") {
 		t.Fatalf("web_fetch after rebinding = %+v, want a refusal naming 127.0.0.1 as loopback", r)
 	}
-	if n := res.lookups("rebind.example"); n != 2 {
+	if n := res.Lookups("rebind.example"); n != 2 {
 		t.Errorf("the name was looked up %d times, want 2 (the check, then the connect)", n)
 	}
 }
@@ -176,7 +177,7 @@ func TestFetchRebindingBetweenCheckAndConnect(t *testing.T) {
 func TestFetchAllowedAddresses(t *testing.T) {
 	_, origin := ssrfServers(t)
 	oport := origin.URL[strings.LastIndexByte(origin.URL, ':')+1:]
-	res := newTestResolver(map[string][]string{"docs.test": {"127.0.0.2"}})
+	res := netguardtest.NewResolver(map[string][]string{"docs.test": {"127.0.0.2"}})
 	_, fetch := tools(t, Config{Resolver: res, AllowAddrs: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}, HostRate: -1})
 	r := call(t, fetch, map[string]any{"url": "http://docs.test:" + oport + "/"}, nil)
 	if !r.Success || !strings.Contains(r.Output, "public page") {

@@ -3,67 +3,13 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/netip"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/wieldhq/wield/tool"
 )
-
-// testResolver answers lookups from a table: each host has a list of
-// answers, given in turn, the last one repeated. It counts lookups.
-type testResolver struct {
-	mu      sync.Mutex
-	answers map[string][][]netip.Addr
-	calls   map[string]int
-}
-
-func newTestResolver(answers map[string][]string) *testResolver {
-	r := &testResolver{answers: map[string][][]netip.Addr{}, calls: map[string]int{}}
-	for host, seq := range answers {
-		for _, a := range seq {
-			var addrs []netip.Addr
-			for _, s := range splitComma(a) {
-				addrs = append(addrs, netip.MustParseAddr(s))
-			}
-			r.answers[host] = append(r.answers[host], addrs)
-		}
-	}
-	return r
-}
-
-func splitComma(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i <= len(s); i++ {
-		if i == len(s) || s[i] == ',' {
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return out
-}
-
-func (r *testResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	seq, ok := r.answers[host]
-	if !ok {
-		return nil, fmt.Errorf("lookup %s: no such host", host)
-	}
-	n := r.calls[host]
-	r.calls[host]++
-	return seq[min(n, len(seq)-1)], nil
-}
-
-func (r *testResolver) lookups(host string) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.calls[host]
-}
 
 // tools builds the web tools from cfg and returns them by name.
 func tools(t *testing.T, cfg Config) (search, fetch *tool.Tool) {
