@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"bufio"
 	"context"
 	"encoding/json"
@@ -122,12 +123,18 @@ func argsPreview(args json.RawMessage) string {
 // A headlessApprover answers for a run nobody can answer: each call that
 // needs approval is denied with a reason the model reads, and counted, so
 // that the run ends with exitDenied.
-type headlessApprover struct{ denied atomic.Int64 }
+// Its hint ends each denial's reason ("" means headlessHint) and rules
+// names where an allow rule would take effect, for the run's last line.
+type headlessApprover struct {
+	denied atomic.Int64
+	hint   string
+	rules  string
+}
 
 // Approve denies the call.
 func (a *headlessApprover) Approve(_ context.Context, _ *tool.Call, _ *tool.Tool, _ json.RawMessage, why tool.Decision) tool.Decision {
 	a.denied.Add(1)
-	return tool.Decision{Verdict: tool.Deny, Reason: "needs approval and nobody can give it in this headless run (" + why.Reason + "); " + headlessHint}
+	return tool.Decision{Verdict: tool.Deny, Reason: "needs approval and nobody can give it in this headless run (" + why.Reason + "); " + cmp.Or(a.hint, headlessHint)}
 }
 
 // readLine reads one line, giving up when ctx is done.

@@ -80,7 +80,7 @@ See also: wield tools, wield run.`,
 				return err
 			}
 			pol.Headless = false
-			gate := &callGate{policy: pol}
+			gate := &callGate{policy: pol, rules: g.rulesFile(ws)}
 			switch {
 			case approve:
 				gate.approver = preApproved{}
@@ -127,6 +127,7 @@ type callGate struct {
 	policy   *policy.Policy
 	approver tool.Approver // nil: nobody can approve
 	verdict  tool.Verdict
+	rules    string // where an allow rule takes effect: see rulesFile
 }
 
 // Decide implements [tool.Gate].
@@ -138,7 +139,7 @@ func (g *callGate) Decide(ctx context.Context, c *tool.Call, t *tool.Tool, args 
 
 // Approve implements [tool.Approver].
 func (g *callGate) Approve(ctx context.Context, c *tool.Call, t *tool.Tool, args json.RawMessage, why tool.Decision) tool.Decision {
-	d := tool.Decision{Verdict: tool.Deny, Reason: "needs approval and nobody can give it here (" + why.Reason + "); pass --approve to approve this call, or add an allow rule to .wield/settings.json"}
+	d := tool.Decision{Verdict: tool.Deny, Reason: "needs approval and nobody can give it here (" + why.Reason + "); pass --approve to approve this call, or add an allow rule to " + g.rules}
 	if g.approver != nil {
 		d = g.approver.Approve(ctx, c, t, args, why)
 	}

@@ -51,6 +51,8 @@ func TestCallObeysPolicy(t *testing.T) {
 			[]string{"--trust", "write_file", write}, exitOK, true, `"success": true`},
 		{"allow rule of an untrusted folder", `{"permissions":{"allow":["write_file"]}}`,
 			[]string{"write_file", write}, exitDenied, false, "ignored this folder's configuration (not trusted): .wield/settings.json (1 allow rule)"},
+		{"the denial of an untrusted folder names the user's settings", `{"permissions":{"allow":["write_file"]}}`,
+			[]string{"write_file", write}, exitDenied, false, "or add an allow rule to ~/.config/wield/settings.json (this folder's .wield/settings.json is not trusted: wield trust)"},
 		{"auto-edit mode", "",
 			[]string{"--mode", "auto-edit", "write_file", write}, exitOK, true, `"success": true`},
 		{"plan mode", "",

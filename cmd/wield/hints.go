@@ -13,6 +13,20 @@ import (
 // line says where allow rules go (policy.Policy.HeadlessHint).
 const headlessHint = "add an allow rule to .wield/settings.json to permit it"
 
+// untrustedRules says where allow rules go in a workspace the user has not
+// trusted, whose own settings' allow rules are ignored (see project.go).
+const untrustedRules = "~/.config/wield/settings.json (this folder's .wield/settings.json is not trusted: wield trust)"
+
+// rulesFile names where an allow rule for workspace ws takes effect: its
+// .wield/settings.json when the workspace is trusted, else the user's own
+// settings.
+func (g *globals) rulesFile(ws string) string {
+	if g.trustFor(ws).trusted {
+		return ".wield/settings.json"
+	}
+	return untrustedRules
+}
+
 // hint returns what the user can do about err, in wield's own commands, or
 // "" when there is nothing to add. The libraries return typed errors and
 // leave this advice to the command line; the line that prints an error

@@ -29,6 +29,9 @@ func (g *globals) policy(ws, mode string, interactive bool) (*policy.Policy, *te
 	if err := g.loadSettings(p, ws); err != nil {
 		return nil, nil, &exitError{exitUsage, err}
 	}
+	if rules := g.rulesFile(ws); rules != ".wield/settings.json" {
+		p.HeadlessHint = "add an allow rule to " + rules + " to permit it"
+	}
 	if mode != "" {
 		m, err := policy.ParseMode(mode)
 		if err != nil {

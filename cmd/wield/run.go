@@ -246,7 +246,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		// Nobody can answer: calls that need approval are denied with a
 		// reason the model reads, and counted for the exit code.
 		pol.Headless = false
-		denier = &headlessApprover{}
+		denier = &headlessApprover{hint: pol.HeadlessHint, rules: g.rulesFile(ws)}
 		runnerOptions.Approver = denier
 	}
 	if wantAgents { // subagents: see agents.go
@@ -475,8 +475,8 @@ func (g *globals) endRun(ctx context.Context, out *runPrinter, env *runEnv, o *a
 	}
 	if env.denied != nil {
 		if n := env.denied.denied.Load(); n > 0 {
-			return &exitError{exitDenied, fmt.Errorf("%s needed approval, which nobody could give here: allow %s with a rule in .wield/settings.json, or run wield at a terminal",
-				count(int(n), "call", "calls"), plural(int(n), "it", "them"))}
+			return &exitError{exitDenied, fmt.Errorf("%s needed approval, which nobody could give here: allow %s with a rule in %s, or run wield at a terminal",
+				count(int(n), "call", "calls"), plural(int(n), "it", "them"), cmp.Or(env.denied.rules, ".wield/settings.json"))}
 		}
 	}
 	return nil
