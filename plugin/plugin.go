@@ -13,10 +13,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/wieldhq/wield/internal/diag"
 	"github.com/wieldhq/wield/internal/frontmatter"
 	"github.com/wieldhq/wield/mcp"
 	"github.com/wieldhq/wield/policy"
@@ -30,46 +30,22 @@ var ManifestDirs = [...]string{".wield-plugin", ".claude-plugin"}
 // [Load] reads.
 const MaxFileSize = 1 << 20
 
-// A Severity grades a [Problem].
-type Severity int
+// A Severity grades a [Problem]: [Info] needs no change (a key wield
+// ignores), [Warning] is probably a mistake but the rest of the plugin
+// loads, [Error] means the part named (the plugin, a command, a hook) is
+// left out.
+type Severity = diag.Severity
 
+// The severities.
 const (
-	// Info needs no change: a key wield ignores.
-	Info Severity = iota
-	// Warning is probably a mistake; the rest of the plugin loads.
-	Warning
-	// Error means the part named (the plugin, a command, a hook) is left
-	// out.
-	Error
+	Info    = diag.Info
+	Warning = diag.Warning
+	Error   = diag.Error
 )
 
-// String returns "info", "warning" or "error".
-func (s Severity) String() string {
-	switch s {
-	case Info:
-		return "info"
-	case Warning:
-		return "warning"
-	case Error:
-		return "error"
-	}
-	return "severity(" + strconv.Itoa(int(s)) + ")"
-}
-
-// A Problem is something wrong, or worth knowing, about a plugin.
-type Problem struct {
-	Path     string
-	Severity Severity
-	Msg      string
-}
-
-// Error returns the problem as "path: severity: msg".
-func (p Problem) Error() string {
-	if p.Path == "" {
-		return p.Severity.String() + ": " + p.Msg
-	}
-	return p.Path + ": " + p.Severity.String() + ": " + p.Msg
-}
+// A Problem is something wrong, or worth knowing, about a plugin; its
+// Error method gives "path: severity: msg".
+type Problem = diag.Problem
 
 // An Author is a manifest's author.
 type Author struct {

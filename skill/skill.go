@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/wieldhq/wield/internal/diag"
 	"github.com/wieldhq/wield/internal/frontmatter"
 	"go.yaml.in/yaml/v3"
 )
@@ -75,60 +75,23 @@ type Skill struct {
 	Plugin string
 }
 
-// A Severity grades a [Problem].
-type Severity int
+// A Severity grades a [Problem]: [Info] is worth knowing and needs no
+// change (a key wield ignores, a shadowed skill), [Warning] is probably a
+// mistake but the skill loads (a legacy name, an unknown key, a symbolic
+// link skipped), [Error] means the skill was skipped.
+type Severity = diag.Severity
 
+// The severities.
 const (
-	// Info is worth knowing and needs no change: a key wield ignores, a
-	// shadowed skill.
-	Info Severity = iota
-	// Warning is probably a mistake, but the skill loads: a legacy name,
-	// an unknown key, a symbolic link skipped.
-	Warning
-	// Error means the skill was skipped.
-	Error
+	Info    = diag.Info
+	Warning = diag.Warning
+	Error   = diag.Error
 )
 
-// String returns "info", "warning" or "error".
-func (s Severity) String() string {
-	switch s {
-	case Info:
-		return "info"
-	case Warning:
-		return "warning"
-	case Error:
-		return "error"
-	}
-	return "severity(" + strconv.Itoa(int(s)) + ")"
-}
-
-// A Problem is something wrong, or worth knowing, about a skill.
-type Problem struct {
-	// Path is the file or directory; empty for [Parse].
-	Path string
-	// Line is the 1-based line in the file, or zero.
-	Line int
-	// Severity grades the problem.
-	Severity Severity
-	// Msg says what is wrong and what to write instead.
-	Msg string
-}
-
-// Error returns the problem as "path:line: severity: msg".
-func (p Problem) Error() string {
-	var b strings.Builder
-	if p.Path != "" {
-		b.WriteString(p.Path)
-		if p.Line > 0 {
-			b.WriteString(":" + strconv.Itoa(p.Line))
-		}
-		b.WriteString(": ")
-	} else if p.Line > 0 {
-		b.WriteString("line " + strconv.Itoa(p.Line) + ": ")
-	}
-	b.WriteString(p.Severity.String() + ": " + p.Msg)
-	return b.String()
-}
+// A Problem is something wrong, or worth knowing, about a skill. Path is
+// the file or directory, empty for [Parse]; its Error method gives
+// "path:line: severity: msg".
+type Problem = diag.Problem
 
 // ignoredKeys are keys of Claude Code and other clients that wield reads
 // but does not act on, with the reason.

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wieldhq/wield/internal/diag"
 	"github.com/wieldhq/wield/internal/frontmatter"
 	"github.com/wieldhq/wield/schema"
 	"github.com/wieldhq/wield/tool"
@@ -84,64 +85,25 @@ type Definition struct {
 	Scope Scope
 }
 
-// A Severity grades a [Problem].
-type Severity int
+// A Severity grades a [Problem]: [Info] is worth knowing and needs no
+// change (a key wield ignores on purpose, a definition shadowed by one
+// found earlier), [Warning] is probably a mistake but the definition is
+// still used (an unknown key, a tool entry that can never match), [Error]
+// means the definition was skipped.
+type Severity = diag.Severity
 
+// The severities.
 const (
-	// Info is something worth knowing that needs no change: a key wield
-	// ignores on purpose, a definition shadowed by one found earlier.
-	Info Severity = iota
-	// Warning is probably a mistake, but the definition is still used: an
-	// unknown key, a tool entry that can never match.
-	Warning
-	// Error means the definition was skipped.
-	Error
+	Info    = diag.Info
+	Warning = diag.Warning
+	Error   = diag.Error
 )
-
-// String returns "info", "warning" or "error".
-func (s Severity) String() string {
-	switch s {
-	case Info:
-		return "info"
-	case Warning:
-		return "warning"
-	case Error:
-		return "error"
-	}
-	return "severity(" + strconv.Itoa(int(s)) + ")"
-}
 
 // A Problem is something wrong, or worth knowing, about a definition file.
 // Problems are never fatal to other files: a file with an [Error] problem
-// is skipped, every other file still loads.
-type Problem struct {
-	// Path is the file; empty for problems found by [Parse].
-	Path string
-	// Line is the 1-based line in the file, or zero when the problem is
-	// not about one line.
-	Line int
-	// Severity grades the problem.
-	Severity Severity
-	// Msg says what is wrong and, where it can, what to write instead.
-	Msg string
-}
-
-// Error returns the problem as "path:line: severity: msg", leaving out
-// the parts that are not known.
-func (p Problem) Error() string {
-	var b strings.Builder
-	if p.Path != "" {
-		b.WriteString(p.Path)
-		if p.Line > 0 {
-			b.WriteString(":" + strconv.Itoa(p.Line))
-		}
-		b.WriteString(": ")
-	} else if p.Line > 0 {
-		b.WriteString("line " + strconv.Itoa(p.Line) + ": ")
-	}
-	b.WriteString(p.Severity.String() + ": " + p.Msg)
-	return b.String()
-}
+// is skipped, every other file still loads. Path is empty for problems
+// found by [Parse]; its Error method gives "path:line: severity: msg".
+type Problem = diag.Problem
 
 // A Dir is a directory of definition files and the scope of the
 // definitions in it.
