@@ -63,6 +63,7 @@ func newScratchRepo(t testing.TB, bash string) *scratchRepo {
 	}
 	s.env = []string{"PATH=" + path, "HOME=" + home, "TMPDIR=" + filepath.Join(root, "tmp"), "LC_ALL=C",
 		"GIT_CEILING_DIRECTORIES=" + root, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_OPTIONAL_LOCKS=0", // as tools/shell runs git
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GOCACHE=" + filepath.Join(root, "gocache"),
 		"GOPATH=" + filepath.Join(root, "gopath"), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly"}
 	files := map[string]string{

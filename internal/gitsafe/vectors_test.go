@@ -461,6 +461,18 @@ func TestShellGitHooks(t *testing.T) {
 	}
 }
 
+// TestShellGitTakesNoOptionalLocks: git through the shell runs with
+// GIT_OPTIONAL_LOCKS=0, so a git status the policy ran as read-only does
+// not write the index.
+func TestShellGitTakesNoOptionalLocks(t *testing.T) {
+	isolate(t)
+	r := newVectorRepo(t, vector{})
+	res := r.call(shell.NewRunShellCommand(shell.Config{}), shell.RunInput{Command: `printf '%s' "$GIT_OPTIONAL_LOCKS"`})
+	if strings.TrimSpace(res.Output) != "0" {
+		t.Errorf("GIT_OPTIONAL_LOCKS in a shell command = %q, want 0", res.Output)
+	}
+}
+
 // TestUserSettingsStillApply checks that what the user configured (here
 // in the global configuration) still runs where the repository's
 // settings are overridden: the user's credential helper, and the user's

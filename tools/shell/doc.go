@@ -40,7 +40,9 @@
 // kept, before these, when they are complete; an incomplete set (the
 // GIT_CONFIG_KEY_n names look like secrets and are dropped unless
 // [Config.AllowEnv] lets them through) is dropped. Hooks are off
-// (core.hooksPath=/dev/null) unless [Config.GitHooks].
+// (core.hooksPath=/dev/null) unless [Config.GitHooks]. GIT_OPTIONAL_LOCKS=0
+// is set unless the environment sets it: git status then never writes
+// the index, as a command the policy ran as read-only should not.
 //
 // What this does not guarantee: the configuration read is that of the
 // repository of the command's directory, as it was when the command

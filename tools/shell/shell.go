@@ -224,6 +224,12 @@ const gitListTimeout = 10 * time.Second
 // no hooks, no fsmonitor, no pager or editor, no ext:: transport, no
 // credential helper.
 func (s *shell) gitEnviron(ctx context.Context, dir string, env []string) []string {
+	// A git that only reads takes no optional lock either: git status
+	// would otherwise refresh and write the index (and leave index.lock
+	// behind when it is killed), though the policy ran it as read-only.
+	if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "GIT_OPTIONAL_LOCKS=") }) {
+		env = append(env, "GIT_OPTIONAL_LOCKS=0")
+	}
 	opts := gitsafe.Options{Hooks: s.cfg.GitHooks}
 	git, err := exec.LookPath("git")
 	if err != nil {
