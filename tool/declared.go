@@ -109,11 +109,28 @@ func (b *boundedBuffer) String() string {
 // maxDeclaredFile caps the size of a declared-tool file.
 const maxDeclaredFile = 4 << 20
 
-// LoadDeclared reads the declared tools in the JSON file path: one tool
-// object or an array of them. A tool that is invalid does not stop the
-// others: the valid tools are returned, with an error naming the file and
-// each bad tool, joined.
-func LoadDeclared(path string) ([]*Tool, error) {
+// ReadDeclared reads the declarations in the JSON file path: one tool
+// object or an array of them. A declaration that does not decode (an
+// unknown key, a wrong type) does not stop the others: the ones that
+// decode are returned, with an error naming the file and each bad one,
+// joined. A file that cannot be read, is too large or is not JSON gives
+// none.
+func ReadDeclared(path string) ([]Declared, error) {
+	ns, err := readDeclared(path)
+	ds := make([]Declared, len(ns))
+	for i, n := range ns {
+		ds[i] = n.Declared
+	}
+	return ds, err
+}
+
+// numbered is a declaration with its place in its file, from 1.
+type numbered struct {
+	Declared
+	n int
+}
+
+func readDeclared(path string) ([]numbered, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("declared tools: %w", err)
@@ -134,8 +151,7 @@ func LoadDeclared(path string) ([]*Tool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("declared tools %s: not valid JSON: %w", path, err)
 	}
-	dir := filepath.Dir(path)
-	var tools []*Tool
+	var ds []numbered
 	var errs []error
 	for i, raw := range raws {
 		var d Declared
@@ -145,9 +161,27 @@ func LoadDeclared(path string) ([]*Tool, error) {
 			errs = append(errs, fmt.Errorf("declared tools %s: tool %d: %w", path, i+1, err))
 			continue
 		}
+		ds = append(ds, numbered{d, i + 1})
+	}
+	return ds, errors.Join(errs...)
+}
+
+// LoadDeclared reads the declared tools in the JSON file path (see
+// [ReadDeclared]) and builds them. A tool that is invalid does not stop
+// the others: the valid tools are returned, with an error naming the file
+// and each bad tool, joined.
+func LoadDeclared(path string) ([]*Tool, error) {
+	ds, err := readDeclared(path)
+	if len(ds) == 0 && err != nil {
+		return nil, err
+	}
+	errs := []error{err}
+	dir := filepath.Dir(path)
+	var tools []*Tool
+	for _, d := range ds {
 		t, err := d.Tool(dir)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("declared tools %s: tool %d: %w", path, i+1, err))
+			errs = append(errs, fmt.Errorf("declared tools %s: tool %d: %w", path, d.n, err))
 			continue
 		}
 		tools = append(tools, t)

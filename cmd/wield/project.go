@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -149,10 +149,11 @@ func (g *globals) resolveTrust(ws string, interactive bool) error {
 	st.told = true
 	pal := palette{color: !g.noColor()}
 	fmt.Fprint(g.stderr, trustQuestion(pal, st))
+	in := bufio.NewReader(tty)
 	for {
 		fmt.Fprint(g.stderr, pal.bold("trust this folder? [t/n/q] "))
-		line, err := readLine(tty)
-		if err != nil {
+		line, err := in.ReadString('\n')
+		if err != nil && line == "" {
 			return &exitError{exitInterrupted, errors.New("no answer to the trust question")}
 		}
 		switch strings.ToLower(strings.TrimSpace(line)) {
@@ -195,28 +196,6 @@ func (g *globals) retrust(ws string) string {
 		return ""
 	}
 	return "this folder is not trusted: later runs use the rule once you run wield trust"
-}
-
-// readLine reads one line from r, byte by byte, so that nothing after it
-// is consumed.
-func readLine(r interface{ Read([]byte) (int, error) }) (string, error) {
-	var b []byte
-	one := make([]byte, 1)
-	for {
-		n, err := r.Read(one)
-		if n == 1 {
-			if one[0] == '\n' {
-				return string(b), nil
-			}
-			b = append(b, one[0])
-		}
-		if err != nil {
-			if len(b) > 0 {
-				return string(b), nil
-			}
-			return "", err
-		}
-	}
 }
 
 // trustQuestion shows what the configuration of st's folder would
@@ -437,33 +416,20 @@ func mcpItems(path, source string) ([]trust.Item, error) {
 	return items, nil
 }
 
-// declaredItems lists the declared tools of the directory dir.
+// declaredItems lists the declared tools of the directory dir, as
+// tool.LoadDeclaredDir reads them.
 func declaredItems(dir string, rel func(string) string) ([]trust.Item, error) {
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	var items []trust.Item
 	var errs []error
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		ds, err := tool.ReadDeclared(f)
 		if err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		var raws []json.RawMessage
-		if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
-			err = json.Unmarshal(t, &raws)
-		} else {
-			raws = []json.RawMessage{t}
-		}
-		if err != nil {
-			errs = append(errs, jsonpos.Wrap(f, data, err))
-			continue
-		}
-		for i, raw := range raws {
-			var d tool.Declared
-			_ = json.Unmarshal(raw, &d)
-			name := cmp.Or(d.Name, fmt.Sprintf("#%d", i+1))
-			items = append(items, trust.Item{Kind: trust.KindTool, Source: rel(f), Name: name,
-				Text: name + ": " + strings.Join(d.Command, " "), Value: raw})
+		for _, d := range ds {
+			items = append(items, trust.Item{Kind: trust.KindTool, Source: rel(f), Name: d.Name,
+				Text: d.Name + ": " + strings.Join(d.Command, " "), Value: trust.Value(d)})
 		}
 	}
 	return items, errors.Join(errs...)
