@@ -65,16 +65,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/llmtest"
 	"github.com/wieldhq/wield/llm/replay"
 )
 
@@ -121,13 +118,7 @@ type Server struct {
 	// URL is the API root to use as the base URL (without /v1).
 	URL string
 
-	t       testing.TB
-	entries []replay.Entry
-	opts    Options
-
-	mu       sync.Mutex
-	requests []Request
-	cache    cache
+	core *llmtest.Server[Request]
 }
 
 // A Request is one request the server got, decoded.
@@ -280,120 +271,69 @@ type CacheControl struct {
 // when an entry is invalid. opts may be nil.
 func NewServer(t testing.TB, entries []replay.Entry, opts *Options) *Server {
 	t.Helper()
-	if _, err := replay.New(entries); err != nil {
-		t.Fatalf("anthropictest: %v", err)
-	}
-	s := &Server{t: t, entries: entries}
+	d := &dialect{}
+	var faults []llmtest.Fault
 	if opts != nil {
-		s.opts = *opts
+		d.key = opts.Key
+		for _, f := range opts.Faults {
+			faults = append(faults, llmtest.Fault{Request: f.Request, Status: f.Status, Type: f.Type, Message: f.Message,
+				RetryAfter: f.RetryAfter, ErrorEvent: f.ErrorEvent, Malformed: f.Malformed, Stall: f.Stall})
+		}
 	}
-	hs := httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(hs.Close)
-	s.URL = hs.URL
-	return s
+	core := llmtest.NewServer(t, "anthropictest", llmtest.Dialect[Request](d), entries, faults)
+	return &Server{URL: core.URL, core: core}
 }
 
 // Requests returns the requests the server got, oldest first. The caller
 // owns the slice.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
+func (s *Server) Requests() []Request { return s.core.Requests() }
 
 // Usage returns the sum of the usage the server reported, input and
 // output, over all requests it answered.
 func (s *Server) Usage() llm.Usage {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var u llm.Usage
-	for _, r := range s.requests {
+	for _, r := range s.core.Requests() {
 		u = u.Add(r.Usage)
 	}
 	return u
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return
-	}
-	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/v1/messages") {
-		writeError(w, http.StatusNotFound, "not_found_error", "Not Found: "+r.Method+" "+r.URL.Path+" (POST to /v1/messages)", 0)
-		return
-	}
-	req := Request{Header: r.Header.Clone(), Body: body}
-	status, typ := http.StatusBadRequest, "invalid_request_error"
+// dialect is the Messages API for an [llmtest.Server]. The server's lock
+// guards its cache.
+type dialect struct {
+	key   string
+	cache cache
+}
+
+// Decode checks the headers and decodes the request; see [llmtest.Dialect].
+func (d *dialect) Decode(r *http.Request, body []byte) (req Request, turn, round int, err error) {
+	req = Request{Header: r.Header.Clone(), Body: body}
 	switch {
-	case r.Header.Get("X-Api-Key") == "" || s.opts.Key != "" && r.Header.Get("X-Api-Key") != s.opts.Key:
-		status, typ, err = http.StatusUnauthorized, "authentication_error", errors.New("invalid x-api-key")
+	case r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/v1/messages"):
+		err = &llmtest.StatusError{Status: http.StatusNotFound, Message: "Not Found: " + r.Method + " " + r.URL.Path + " (POST to /v1/messages)"}
+	case r.Header.Get("X-Api-Key") == "" || d.key != "" && r.Header.Get("X-Api-Key") != d.key:
+		err = &llmtest.StatusError{Status: http.StatusUnauthorized, Message: "invalid x-api-key"}
 	case r.Header.Get("Anthropic-Version") == "":
 		err = errors.New("anthropic-version: header is required")
 	default:
 		err = decode(&req)
 	}
-	s.mu.Lock()
-	n := len(s.requests) + 1
 	if err == nil {
-		req.Usage = s.cache.use(&req)
+		req.Usage = d.cache.use(&req)
 	}
-	s.requests = append(s.requests, req)
-	s.mu.Unlock()
-	if err != nil {
-		writeError(w, status, typ, err.Error(), 0)
-		return
-	}
-
-	var fault Fault
-	for _, f := range s.opts.Faults {
-		if f.Request == n {
-			fault = f
-		}
-	}
-	if fault.Status != 0 {
-		writeError(w, fault.Status, fault.Type, fault.Message, fault.RetryAfter)
-		return
-	}
-	e, ok := s.match(req.Turn, req.Round)
-	if !ok {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", fmt.Sprintf("anthropictest: no scripted response for turn %d, round %d", req.Turn, req.Round), 0)
-		return
-	}
-	if e.Error != nil {
-		writeError(w, e.Error.Status, "", e.Error.Message, 0)
-		return
-	}
-	if !req.Stream {
-		writeError(w, http.StatusBadRequest, "invalid_request_error", "anthropictest: only streamed requests are served; send \"stream\": true", 0)
-		return
-	}
-	rp := newReply(e, n, &req)
-	s.mu.Lock()
-	s.requests[n-1].Usage = rp.usage
-	s.mu.Unlock()
-	rp.write(w, r, fault)
+	return req, req.Turn, req.Round, err
 }
 
-// match finds the entry for a position as [replay] does: the entry for
-// the turn and round, else one for the round with turn 0.
-func (s *Server) match(turn, round int) (replay.Entry, bool) {
-	var fallback *replay.Entry
-	for i := range s.entries {
-		e := &s.entries[i]
-		if e.Round != round {
-			continue
-		}
-		if e.Turn == turn {
-			return *e, true
-		}
-		if e.Turn == 0 && fallback == nil {
-			fallback = e
+// Answer prepares the event stream of e; see [llmtest.Dialect].
+func (d *dialect) Answer(req *Request, n int, e replay.Entry) func(http.ResponseWriter, *http.Request, llmtest.Fault) {
+	if !req.Stream {
+		return func(w http.ResponseWriter, _ *http.Request, _ llmtest.Fault) {
+			d.WriteError(w, llmtest.Fault{Status: http.StatusBadRequest, Message: "anthropictest: only streamed requests are served; send \"stream\": true"})
 		}
 	}
-	if fallback != nil {
-		return *fallback, true
-	}
-	return replay.Entry{}, false
+	rp := newReply(e, n, req)
+	req.Usage = rp.usage
+	return rp.write
 }
 
 // statusType is the error type the API sends with a status.
@@ -421,18 +361,16 @@ func statusType(status int) string {
 	return "api_error"
 }
 
-// writeError answers with an Anthropic error body.
-func writeError(w http.ResponseWriter, status int, typ, msg string, retryAfter time.Duration) {
-	if retryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int((retryAfter+time.Second-1)/time.Second)))
-		w.Header().Set("Retry-After-Ms", strconv.FormatInt(retryAfter.Milliseconds(), 10))
-	}
+// WriteError answers with an Anthropic error body; see [llmtest.Dialect].
+func (d *dialect) WriteError(w http.ResponseWriter, f llmtest.Fault) {
+	llmtest.SetRetryAfter(w.Header(), f.RetryAfter, true)
+	typ := f.Type
 	if typ == "" {
-		typ = statusType(status)
+		typ = statusType(f.Status)
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})
+	w.WriteHeader(f.Status)
+	json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": f.Message}})
 }
 
 // badRequest is an error message worded as the API words it.

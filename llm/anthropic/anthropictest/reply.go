@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/llmtest"
 	"github.com/wieldhq/wield/llm/replay"
 	"github.com/wieldhq/wield/schema"
 )
@@ -46,7 +47,7 @@ func newReply(e replay.Entry, n int, req *Request) *reply {
 			continue
 		}
 		var ds []map[string]any
-		for _, w := range words(t.Text) {
+		for _, w := range llmtest.Words(t.Text) {
 			ds = append(ds, map[string]any{"type": "thinking_delta", "thinking": w})
 		}
 		ds = append(ds, map[string]any{"type": "signature_delta", "signature": t.Signature})
@@ -55,7 +56,7 @@ func newReply(e replay.Entry, n int, req *Request) *reply {
 	}
 	if e.Text != "" {
 		var ds []map[string]any
-		for _, w := range words(e.Text) {
+		for _, w := range llmtest.Words(e.Text) {
 			ds = append(ds, map[string]any{"type": "text_delta", "text": w})
 		}
 		rp.add(map[string]any{"type": "text", "text": ""}, ds, false)
@@ -133,12 +134,12 @@ func wireName(name string, offered []Tool) string {
 }
 
 // write sends the reply as an event stream, or fails as f says.
-func (rp *reply) write(w http.ResponseWriter, r *http.Request, f Fault) {
+func (rp *reply) write(w http.ResponseWriter, r *http.Request, f llmtest.Fault) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("Request-Id", fmt.Sprintf("req_test_%d", rp.n))
 	w.WriteHeader(http.StatusOK)
-	s := &sse{w: w}
+	s := sse{llmtest.EventWriter{W: w}}
 	u := rp.usage
 	s.event("message_start", map[string]any{"message": map[string]any{
 		"id": fmt.Sprintf("msg_test_%d", rp.n), "type": "message", "role": "assistant", "model": rp.model,
@@ -158,11 +159,11 @@ func (rp *reply) write(w http.ResponseWriter, r *http.Request, f Fault) {
 		s.event("content_block_start", map[string]any{"index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
 		s.event("content_block_delta", map[string]any{"index": 0, "delta": map[string]any{"type": "text_delta", "text": "Hel"}})
 		if f.Stall {
-			s.flush()
+			s.Flush()
 			<-r.Context().Done()
 			return
 		}
-		s.raw("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"lo`)
+		s.Event("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"lo`)
 		return
 	}
 	s.event("ping", nil)
@@ -185,42 +186,17 @@ func (rp *reply) write(w http.ResponseWriter, r *http.Request, f Fault) {
 	s.event("message_stop", nil)
 }
 
-// sse writes server-sent events, flushing after each.
-type sse struct{ w http.ResponseWriter }
+// sse writes the API's events.
+type sse struct{ llmtest.EventWriter }
 
 // event writes an event of type typ whose data is fields plus the type.
-func (s *sse) event(typ string, fields map[string]any) {
+func (s sse) event(typ string, fields map[string]any) {
 	data := map[string]any{"type": typ}
 	for k, v := range fields {
 		data[k] = v
 	}
 	b, _ := json.Marshal(data)
-	s.raw(typ, string(b))
-}
-
-func (s *sse) raw(typ, data string) {
-	fmt.Fprintf(s.w, "event: %s\ndata: %s\n\n", typ, data)
-	s.flush()
-}
-
-func (s *sse) flush() {
-	if f, ok := s.w.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// words cuts s into word-sized pieces that concatenate back to s.
-func words(s string) []string {
-	var out []string
-	for s != "" {
-		i := 1
-		for i < len(s) && s[i] != ' ' {
-			i++
-		}
-		out = append(out, s[:i])
-		s = s[i:]
-	}
-	return out
+	s.Event(typ, string(b))
 }
 
 // pieces cuts s into pieces of about n bytes, on rune boundaries (the

@@ -42,15 +42,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/llmtest"
 	"github.com/wieldhq/wield/llm/replay"
 )
 
@@ -163,102 +161,73 @@ type Server struct {
 	// URL is the API root to use as the base URL.
 	URL string
 
-	entries []replay.Entry
-	opts    Options
-
-	mu       sync.Mutex
-	requests []Request
+	core *llmtest.Server[Request]
 }
 
 // NewServer starts a server that answers from entries. opts may be nil.
 // It fails the test when an entry is invalid.
 func NewServer(t testing.TB, entries []replay.Entry, opts *Options) *Server {
 	t.Helper()
-	if _, err := replay.New(entries); err != nil {
-		t.Fatalf("geminitest: %v", err)
-	}
-	s := &Server{entries: entries}
+	d := &dialect{}
+	var faults []llmtest.Fault
 	if opts != nil {
-		s.opts = *opts
+		d.streamArgs = opts.StreamArguments
+		for _, f := range opts.Faults {
+			faults = append(faults, llmtest.Fault{Request: f.Request, Status: f.Status, Message: f.Message,
+				RetryDelay: f.RetryDelay, RetryAfter: f.RetryAfter, Malformed: f.Malformed, Stall: f.Stall})
+		}
 	}
-	hs := httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(hs.Close)
-	s.URL = hs.URL
-	return s
+	core := llmtest.NewServer(t, "geminitest", llmtest.Dialect[Request](d), entries, faults)
+	return &Server{URL: core.URL, core: core}
 }
 
 // Requests returns the requests the server got, oldest first. The caller
 // owns the slice.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.requests)
+func (s *Server) Requests() []Request { return s.core.Requests() }
+
+// dialect is streamGenerateContent for an [llmtest.Server].
+type dialect struct {
+	streamArgs bool
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return
-	}
-	req := Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body, SSE: r.URL.Query().Get("alt") == "sse"}
+// Decode checks the path and decodes the request; see [llmtest.Dialect].
+func (d *dialect) Decode(r *http.Request, body []byte) (req Request, turn, round int, err error) {
+	req = Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body, SSE: r.URL.Query().Get("alt") == "sse"}
 	model, vertex, ok := parsePath(r.URL.Path)
 	switch {
 	case r.Method != http.MethodPost:
-		writeError(w, Fault{Status: http.StatusMethodNotAllowed, Message: "geminitest: " + r.Method + " " + r.URL.Path + " is not served; POST to .../models/{model}:streamGenerateContent"})
-		return
+		return req, 0, 0, &llmtest.StatusError{Status: http.StatusMethodNotAllowed, Message: "geminitest: " + r.Method + " " + r.URL.Path + " is not served; POST to .../models/{model}:streamGenerateContent"}
 	case !ok:
-		writeError(w, Fault{Status: http.StatusNotFound, Message: "geminitest: no such method: POST " + r.URL.Path})
-		return
+		return req, 0, 0, &llmtest.StatusError{Status: http.StatusNotFound, Message: "geminitest: no such method: POST " + r.URL.Path}
 	}
 	req.Model, req.Vertex = model, vertex
 	err = decode(&req)
-	s.mu.Lock()
-	n := len(s.requests) + 1
-	s.requests = append(s.requests, req)
-	s.mu.Unlock()
-	if err != nil {
-		writeError(w, Fault{Status: http.StatusBadRequest, Message: err.Error()})
-		return
-	}
-	var fault Fault
-	for _, f := range s.opts.Faults {
-		if f.Request == n {
-			fault = f
-		}
-	}
-	if fault.Status != 0 {
-		writeError(w, fault)
-		return
-	}
-	e, ok := s.match(req.Turn, req.Round)
-	if !ok {
-		writeError(w, Fault{Status: http.StatusBadRequest, Message: fmt.Sprintf("geminitest: no scripted response for turn %d, round %d", req.Turn, req.Round)})
-		return
-	}
-	if e.Error != nil {
-		writeError(w, Fault{Status: e.Error.Status, Message: e.Error.Message})
-		return
-	}
-	chunks := reply(e, fmt.Sprintf("geminitest-%d", n), model, s.opts.StreamArguments)
-	if !req.SSE {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, "[%s]", bytes.Join(chunks, []byte(",\n")))
-		return
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	flusher, _ := w.(http.Flusher)
-	for i, c := range chunks {
-		fmt.Fprintf(w, "data: %s\r\n\r\n", c)
-		if flusher != nil {
-			flusher.Flush()
-		}
-		if i == 0 && fault.Malformed {
-			io.WriteString(w, "data: {\"candidates\": [{\"content\": \r\n\r\n")
+	return req, req.Turn, req.Round, err
+}
+
+// Answer prepares the chunks of e; see [llmtest.Dialect].
+func (d *dialect) Answer(req *Request, n int, e replay.Entry) func(http.ResponseWriter, *http.Request, llmtest.Fault) {
+	chunks := reply(e, fmt.Sprintf("geminitest-%d", n), req.Model, d.streamArgs)
+	sse := req.SSE
+	return func(w http.ResponseWriter, r *http.Request, fault llmtest.Fault) {
+		if !sse {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, "[%s]", bytes.Join(chunks, []byte(",\n")))
 			return
 		}
-		if i == 0 && fault.Stall {
-			<-r.Context().Done()
-			return
+		w.Header().Set("Content-Type", "text/event-stream")
+		ew := llmtest.EventWriter{W: w}
+		for i, c := range chunks {
+			fmt.Fprintf(w, "data: %s\r\n\r\n", c)
+			ew.Flush()
+			if i == 0 && fault.Malformed {
+				io.WriteString(w, "data: {\"candidates\": [{\"content\": \r\n\r\n")
+				return
+			}
+			if i == 0 && fault.Stall {
+				<-r.Context().Done()
+				return
+			}
 		}
 	}
 }
@@ -277,39 +246,15 @@ func parsePath(path string) (model string, vertex, ok bool) {
 	return rest[i+len("/models/"):], strings.Contains(rest[:i], "/projects/") && strings.HasSuffix(rest[:i], "/publishers/google"), true
 }
 
-// match finds the entry for a position as [replay] does: the entry for
-// the turn and round, else one for the round with turn 0.
-func (s *Server) match(turn, round int) (replay.Entry, bool) {
-	var fallback *replay.Entry
-	for i := range s.entries {
-		e := &s.entries[i]
-		if e.Round != round {
-			continue
-		}
-		if e.Turn == turn {
-			return *e, true
-		}
-		if e.Turn == 0 && fallback == nil {
-			fallback = e
-		}
-	}
-	if fallback != nil {
-		return *fallback, true
-	}
-	return replay.Entry{}, false
-}
-
 // statusNames are the google.rpc.Code names of HTTP statuses.
 var statusNames = map[int]string{
 	400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
 	409: "ABORTED", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED",
 }
 
-// writeError answers with a Google error body.
-func writeError(w http.ResponseWriter, f Fault) {
-	if f.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int((f.RetryAfter+time.Second-1)/time.Second)))
-	}
+// WriteError answers with a Google error body; see [llmtest.Dialect].
+func (d *dialect) WriteError(w http.ResponseWriter, f llmtest.Fault) {
+	llmtest.SetRetryAfter(w.Header(), f.RetryAfter, false)
 	status := map[string]any{"code": f.Status, "message": f.Message, "status": statusNames[f.Status]}
 	if f.RetryDelay > 0 {
 		status["details"] = []any{map[string]any{

@@ -24,16 +24,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/llmtest"
 	"github.com/wieldhq/wield/llm/replay"
 )
 
@@ -98,143 +95,81 @@ type Server struct {
 	// URL is the API root to use as the base URL, ending in /v1.
 	URL string
 
-	t       testing.TB
-	entries []replay.Entry
-	faults  []Fault
-
-	mu       sync.Mutex
-	requests []Request
-	stored   map[string][]llm.Message // stored Responses conversations by response id
+	core *llmtest.Server[Request]
 }
 
 // NewServer starts a server that answers from entries and fails the
 // requests faults name. It fails the test when an entry is invalid.
 func NewServer(t testing.TB, entries []replay.Entry, faults ...Fault) *Server {
 	t.Helper()
-	if _, err := replay.New(entries); err != nil {
-		t.Fatalf("openaitest: %v", err)
+	var fs []llmtest.Fault
+	for _, f := range faults {
+		fs = append(fs, llmtest.Fault{Request: f.Request, Status: f.Status, Message: f.Message, RetryAfter: f.RetryAfter, Malformed: f.Malformed, Stall: f.Stall})
 	}
-	s := &Server{t: t, entries: entries, faults: faults, stored: map[string][]llm.Message{}}
-	hs := httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(hs.Close)
-	s.URL = hs.URL + "/v1"
-	return s
+	d := &dialect{stored: map[string][]llm.Message{}}
+	core := llmtest.NewServer(t, "openaitest", llmtest.Dialect[Request](d), entries, fs)
+	return &Server{URL: core.URL + "/v1", core: core}
 }
 
 // Requests returns the requests the server got, oldest first. The caller
 // owns the slice.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
+func (s *Server) Requests() []Request { return s.core.Requests() }
+
+// dialect is chat completions and the Responses API, by path, for an
+// [llmtest.Server]. The server's lock guards stored.
+type dialect struct {
+	stored map[string][]llm.Message // stored Responses conversations by response id
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return
-	}
-	req := Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+// Decode decodes the request by its path; see [llmtest.Dialect].
+func (d *dialect) Decode(r *http.Request, body []byte) (req Request, turn, round int, err error) {
+	req = Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
 	switch {
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions"):
 		req.API = ChatCompletions
+		err = decodeChat(&req)
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/responses"):
 		req.API = Responses
-	}
-	s.mu.Lock()
-	n := len(s.requests) + 1
-	switch req.API {
-	case ChatCompletions:
-		err = decodeChat(&req)
-	case Responses:
-		err = s.decodeResponses(&req)
+		err = d.decodeResponses(&req)
 	}
 	req.Turn, req.Round = replay.Position(&llm.Request{Messages: req.Messages})
-	s.requests = append(s.requests, req)
-	s.mu.Unlock()
-	switch {
-	case req.API == "":
-		writeError(w, http.StatusNotFound, "Invalid URL ("+r.Method+" "+r.URL.Path+")", 0)
-		return
-	case err != nil:
-		writeError(w, http.StatusBadRequest, err.Error(), 0)
-		return
+	if req.API == "" {
+		err = &llmtest.StatusError{Status: http.StatusNotFound, Message: "Invalid URL (" + r.Method + " " + r.URL.Path + ")"}
 	}
-
-	var fault Fault
-	for _, f := range s.faults {
-		if f.Request == n {
-			fault = f
-		}
-	}
-	if fault.Status != 0 {
-		writeError(w, fault.Status, fault.Message, fault.RetryAfter)
-		return
-	}
-	e, ok := s.match(req.Turn, req.Round)
-	if !ok {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("openaitest: no scripted response for turn %d, round %d", req.Turn, req.Round), 0)
-		return
-	}
-	if e.Error != nil {
-		writeError(w, e.Error.Status, e.Error.Message, 0)
-		return
-	}
-	rp := newReply(e, n, &req)
-	if req.API == Responses {
-		if req.Store {
-			s.mu.Lock()
-			conv := append([]llm.Message{}, req.Messages...)
-			if len(conv) > 0 && conv[0].Role == llm.RoleSystem {
-				conv = conv[1:] // instructions are not carried over
-			}
-			s.stored[rp.responseID()] = append(conv, rp.message())
-			s.mu.Unlock()
-		}
-		rp.writeResponses(w, r, req.Stream, fault)
-		return
-	}
-	rp.writeChat(w, r, req.Stream, fault)
+	return req, req.Turn, req.Round, err
 }
 
-// match finds the entry for a position as [replay] does: the entry for
-// the turn and round, else one for the round with turn 0.
-func (s *Server) match(turn, round int) (replay.Entry, bool) {
-	var fallback *replay.Entry
-	for i := range s.entries {
-		e := &s.entries[i]
-		if e.Round != round {
-			continue
-		}
-		if e.Turn == turn {
-			return *e, true
-		}
-		if e.Turn == 0 && fallback == nil {
-			fallback = e
-		}
+// Answer prepares the answer to e in the request's API, storing a
+// Responses conversation the request asks to store; see [llmtest.Dialect].
+func (d *dialect) Answer(req *Request, n int, e replay.Entry) func(http.ResponseWriter, *http.Request, llmtest.Fault) {
+	rp := newReply(e, n, req)
+	stream := req.Stream
+	if req.API != Responses {
+		return func(w http.ResponseWriter, r *http.Request, f llmtest.Fault) { rp.writeChat(w, r, stream, f) }
 	}
-	if fallback != nil {
-		return *fallback, true
+	if req.Store {
+		conv := append([]llm.Message{}, req.Messages...)
+		if len(conv) > 0 && conv[0].Role == llm.RoleSystem {
+			conv = conv[1:] // instructions are not carried over
+		}
+		d.stored[rp.responseID()] = append(conv, rp.message())
 	}
-	return replay.Entry{}, false
+	return func(w http.ResponseWriter, r *http.Request, f llmtest.Fault) { rp.writeResponses(w, r, stream, f) }
 }
 
-// writeError answers with an OpenAI error body.
-func writeError(w http.ResponseWriter, status int, msg string, retryAfter time.Duration) {
-	if retryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int((retryAfter+time.Second-1)/time.Second)))
-		w.Header().Set("Retry-After-Ms", strconv.FormatInt(retryAfter.Milliseconds(), 10))
-	}
+// WriteError answers with an OpenAI error body; see [llmtest.Dialect].
+func (d *dialect) WriteError(w http.ResponseWriter, f llmtest.Fault) {
+	llmtest.SetRetryAfter(w.Header(), f.RetryAfter, true)
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
+	w.WriteHeader(f.Status)
 	typ := "invalid_request_error"
 	switch {
-	case status == http.StatusTooManyRequests:
+	case f.Status == http.StatusTooManyRequests:
 		typ = "rate_limit_error"
-	case status >= 500:
+	case f.Status >= 500:
 		typ = "server_error"
 	}
-	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nil}})
+	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": f.Message, "type": typ, "param": nil, "code": nil}})
 }
 
 // badRequest is an error message worded as OpenAI words it.
@@ -397,8 +332,8 @@ func decodeChat(req *Request) error {
 	return nil
 }
 
-// decodeResponses decodes a Responses API request. The caller holds s.mu.
-func (s *Server) decodeResponses(req *Request) error {
+// decodeResponses decodes a Responses API request.
+func (d *dialect) decodeResponses(req *Request) error {
 	var body struct {
 		Model              string          `json:"model"`
 		Stream             bool            `json:"stream"`
@@ -424,7 +359,7 @@ func (s *Server) decodeResponses(req *Request) error {
 		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleSystem, Content: body.Instructions})
 	}
 	if id := body.PreviousResponseID; id != "" {
-		conv, ok := s.stored[id]
+		conv, ok := d.stored[id]
 		if !ok {
 			return badRequest(fmt.Sprintf("Previous response with id '%s' not found.", id))
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/llmtest"
 	"github.com/wieldhq/wield/llm/replay"
 )
 
@@ -98,7 +99,7 @@ func (rp *reply) message() llm.Message {
 
 // An sse writes server-sent events, flushing after each.
 type sse struct {
-	w   http.ResponseWriter
+	llmtest.EventWriter
 	seq int
 }
 
@@ -106,7 +107,7 @@ func newSSE(w http.ResponseWriter) *sse {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	return &sse{w: w}
+	return &sse{EventWriter: llmtest.EventWriter{W: w}}
 }
 
 // event writes a Responses API event, numbering it.
@@ -115,8 +116,7 @@ func (s *sse) event(typ string, fields map[string]any) {
 	fields["sequence_number"] = s.seq
 	s.seq++
 	data, _ := json.Marshal(fields)
-	fmt.Fprintf(s.w, "event: %s\ndata: %s\n\n", typ, data)
-	s.w.(http.Flusher).Flush()
+	s.Event(typ, string(data))
 }
 
 // data writes a data-only event, as chat completions streams have.
@@ -126,18 +126,17 @@ func (s *sse) data(v any) {
 		b, _ := json.Marshal(v)
 		data = string(b)
 	}
-	fmt.Fprintf(s.w, "data: %s\n\n", data)
-	s.w.(http.Flusher).Flush()
+	s.Event("", data)
 }
 
 // fault ends a stream after its first event as f asks, reporting whether
 // it did. Before stalling it sends the text delta, so a client can see
 // the stream has begun.
-func (s *sse) fault(r *http.Request, f Fault, delta func()) bool {
+func (s *sse) fault(r *http.Request, f llmtest.Fault, delta func()) bool {
 	switch {
 	case f.Malformed:
-		fmt.Fprint(s.w, "data: {\"type\": \"response.output_text.delta\", \"delta\": \n\n")
-		s.w.(http.Flusher).Flush()
+		fmt.Fprint(s.W, "data: {\"type\": \"response.output_text.delta\", \"delta\": \n\n")
+		s.Flush()
 		return true
 	case f.Stall:
 		delta()
@@ -145,20 +144,6 @@ func (s *sse) fault(r *http.Request, f Fault, delta func()) bool {
 		return true
 	}
 	return false
-}
-
-// words cuts s into word-sized deltas that join back to s.
-func words(s string) []string {
-	var out []string
-	for s != "" {
-		i := strings.IndexByte(s[1:], ' ')
-		if i < 0 {
-			return append(out, s)
-		}
-		out = append(out, s[:i+1])
-		s = s[i+1:]
-	}
-	return out
 }
 
 // halves cuts s in two pieces, to stream arguments in more than one delta.
@@ -190,7 +175,7 @@ func (rp *reply) chatUsage() map[string]any {
 }
 
 // writeChat answers as chat completions.
-func (rp *reply) writeChat(w http.ResponseWriter, r *http.Request, stream bool, f Fault) {
+func (rp *reply) writeChat(w http.ResponseWriter, r *http.Request, stream bool, f llmtest.Fault) {
 	id := fmt.Sprintf("chatcmpl-%d", rp.n)
 	if !stream {
 		msg := map[string]any{"role": "assistant", "content": rp.e.Text}
@@ -218,10 +203,10 @@ func (rp *reply) writeChat(w http.ResponseWriter, r *http.Request, stream bool, 
 	if s.fault(r, f, func() { s.data(chunk(map[string]any{"content": "…"}, nil)) }) {
 		return
 	}
-	for _, d := range words(rp.e.Reasoning) {
+	for _, d := range llmtest.Words(rp.e.Reasoning) {
 		s.data(chunk(map[string]any{"reasoning_content": d}, nil))
 	}
-	for _, d := range words(rp.e.Text) {
+	for _, d := range llmtest.Words(rp.e.Text) {
 		s.data(chunk(map[string]any{"content": d}, nil))
 	}
 	for i, c := range rp.calls {
@@ -288,7 +273,7 @@ func (rp *reply) items() []any {
 }
 
 // writeResponses answers as the Responses API.
-func (rp *reply) writeResponses(w http.ResponseWriter, r *http.Request, stream bool, f Fault) {
+func (rp *reply) writeResponses(w http.ResponseWriter, r *http.Request, stream bool, f llmtest.Fault) {
 	items := rp.items()
 	final := rp.response("completed", items)
 	if !stream {
@@ -313,7 +298,7 @@ func (rp *reply) writeResponses(w http.ResponseWriter, r *http.Request, stream b
 			if summary := rp.reasoning[i].summary; summary != "" {
 				part := map[string]any{"type": "summary_text", "text": ""}
 				s.event("response.reasoning_summary_part.added", map[string]any{"item_id": id, "output_index": i, "summary_index": 0, "part": part})
-				for _, d := range words(summary) {
+				for _, d := range llmtest.Words(summary) {
 					s.event("response.reasoning_summary_text.delta", map[string]any{"item_id": id, "output_index": i, "summary_index": 0, "delta": d})
 				}
 				s.event("response.reasoning_summary_text.done", map[string]any{"item_id": id, "output_index": i, "summary_index": 0, "text": summary})
@@ -326,7 +311,7 @@ func (rp *reply) writeResponses(w http.ResponseWriter, r *http.Request, stream b
 				"status": "in_progress", "role": "assistant", "content": []any{}}})
 			s.event("response.content_part.added", map[string]any{"item_id": id, "output_index": i, "content_index": 0,
 				"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
-			for _, d := range words(rp.e.Text) {
+			for _, d := range llmtest.Words(rp.e.Text) {
 				s.event("response.output_text.delta", map[string]any{"item_id": id, "output_index": i, "content_index": 0, "delta": d, "logprobs": []any{}})
 			}
 			s.event("response.output_text.done", map[string]any{"item_id": id, "output_index": i, "content_index": 0, "text": rp.e.Text, "logprobs": []any{}})

@@ -1,0 +1,2 @@
+// Package llmtest is the conformance kit of wield's model providers.
+package llmtest
