@@ -24,6 +24,7 @@ type DebugInput struct {
 func NewDebugServer(m *Manager) *tool.Tool {
 	return tool.New(tool.Spec{
 		Name:         "debug_mcp_server",
+		Effect:       tool.EffectRead | tool.EffectRun | tool.EffectNetwork,
 		Description:  renderDebugDescription(),
 		OutputSchema: tool.SchemaOf[Report](),
 		Annotations:  tool.Annotations{ReadOnly: true, OpenWorld: true},

@@ -57,6 +57,7 @@ func NewRegisterServer(m *Manager, opts *RegisterOptions) *tool.Tool {
 	}
 	return tool.New(tool.Spec{
 		Name:         "register_mcp_server",
+		Effect:       tool.EffectState | tool.EffectRun | tool.EffectNetwork,
 		Description:  renderRegisterDescription(),
 		OutputSchema: tool.SchemaOf[RegisterData](),
 		Annotations:  tool.Annotations{Destructive: true, OpenWorld: true},

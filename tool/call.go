@@ -73,6 +73,13 @@ type Event struct {
 	Kind   EventKind `json:"kind"`
 	CallID string    `json:"callId"`
 	Tool   string    `json:"tool"`
+	// Spec is the called tool's spec on the runner's started and finished
+	// events, so that whoever shows a call can read the tool's facts
+	// ([Spec.KeyArgs], [Spec.Effect]) without a registry; nil for a tool
+	// the registry does not have, and on progress events. It is not part
+	// of the JSON form. Its InputSchema and OutputSchema must not be
+	// modified.
+	Spec *Spec `json:"-"`
 	// Arguments are the call's arguments as the model sent them, on
 	// EventStarted (before validation: they may be invalid).
 	Arguments json.RawMessage `json:"arguments,omitempty"`

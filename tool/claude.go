@@ -5,6 +5,12 @@ package tool
 // run_shell_command, "Task" and "Agent" are agent), so that settings rules,
 // hooks and agent definitions written for Claude Code name the same tools
 // here. ok is false for a name Claude Code does not use.
+//
+// FromClaudeCode is the answer without a registry, for what is read
+// before any tools exist (settings rules, hook matchers, agent
+// definitions' tool lists). Where a registry is at hand,
+// [Registry.Resolve] reads the tools' own [Spec.Aliases]; wield's tools
+// declare these same aliases, and a test keeps the two in step.
 func FromClaudeCode(name string) (wield string, ok bool) {
 	switch name {
 	case "Bash":

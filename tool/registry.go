@@ -88,6 +88,43 @@ func (r *Registry) Lookup(name string) (*Tool, error) {
 	return nil, &NotFoundError{Name: name, Suggestion: r.closest(name)}
 }
 
+// get returns the tool called name, without the suggestions of Lookup.
+func (r *Registry) get(name string) (*Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// Resolve returns the tool called name or, failing that, the tool whose
+// [Spec.Aliases] hold name (Claude Code's "Bash" is run_shell_command),
+// reporting whether there is one. When several tools claim an alias, the
+// first by name wins. Calls are made by name; Resolve is for what names
+// tools in other agents' terms: settings rules, hooks, agent definitions.
+func (r *Registry) Resolve(name string) (*Tool, bool) {
+	if t, ok := r.get(name); ok {
+		return t, true
+	}
+	for _, t := range r.Tools() {
+		if slices.Contains(t.spec.Aliases, name) {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// Spec returns the spec of the tool [Registry.Resolve] finds for name,
+// reporting whether there is one. Its method value, reg.Spec, is the
+// lookup that packages holding only a tool's name take in their
+// configuration (a session ledger, a policy).
+func (r *Registry) Spec(name string) (Spec, bool) {
+	t, ok := r.Resolve(name)
+	if !ok {
+		return Spec{}, false
+	}
+	return t.Spec(), true
+}
+
 // Tools returns every registered tool, hidden ones included, sorted by
 // name. The caller owns the slice.
 func (r *Registry) Tools() []*Tool {

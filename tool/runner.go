@@ -242,7 +242,8 @@ func failed(msg string) callOutcome { return callOutcome{res: Failure(msg)} }
 // output budget, reporting its start and finish as events.
 func (r *Runner) call(ctx context.Context, c *Call, req Request) callOutcome {
 	start := time.Now()
-	r.started(c, req.Arguments)
+	spec := r.eventSpec(c.Tool)
+	r.started(c, spec, req.Arguments)
 	p, o, ok := r.admit(ctx, c, req)
 	waited := o.waited
 	if ok {
@@ -258,7 +259,7 @@ func (r *Runner) call(ctx context.Context, c *Call, req Request) callOutcome {
 	if o.res.Duration > r.opts.SlowCall {
 		r.opts.Logger.Warn("slow tool call", "tool", c.Tool, "call", c.ID, "duration", o.res.Duration)
 	}
-	r.finished(c, o.res)
+	r.finished(c, spec, o.res)
 	return o
 }
 

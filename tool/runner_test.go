@@ -423,17 +423,21 @@ func TestRunner_RecordsCallsAndResultsInOrder(t *testing.T) {
 }
 
 func TestRunner_Events(t *testing.T) {
-	progress := textTool("progress", Spec{}, func(ctx context.Context, c *Call, in pathInput) (Result, error) {
+	progress := textTool("progress", Spec{KeyArgs: []string{"path"}}, func(ctx context.Context, c *Call, in pathInput) (Result, error) {
 		c.Emit(Event{Message: "half way", Progress: 1, Total: 2})
 		return Text("ok"), nil
 	})
 	var got []string
 	r := NewRunner(mustRegistry(t, progress), &RunnerOptions{OnEvent: func(e Event) {
 		s := string(e.Kind) + " " + e.CallID + " " + e.Tool
+		if e.Spec != nil {
+			// Started and finished events carry the tool's facts.
+			s += " " + strings.Join(e.Spec.KeyArgs, ",")
+		}
 		if e.Message != "" {
 			s += " " + e.Message
 		}
-		if e.Result != nil {
+		if e.Result != nil && e.Result.Output != "" {
 			s += " " + e.Result.Output
 		}
 		got = append(got, s)
@@ -441,7 +445,11 @@ func TestRunner_Events(t *testing.T) {
 	if _, err := r.Call(t.Context(), Call{}, Request{ID: "c9", Name: "progress", Arguments: json.RawMessage(`{"path":"x"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"call_started c9 progress", "call_progress c9 progress half way", "call_finished c9 progress ok"}
+	if _, err := r.Call(t.Context(), Call{}, Request{ID: "c10", Name: "nosuch", Arguments: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"call_started c9 progress path", "call_progress c9 progress half way", "call_finished c9 progress path ok",
+		"call_started c10 nosuch", "call_finished c10 nosuch"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}

@@ -73,6 +73,27 @@ type Spec struct {
 	// tools written in Go can set it; the calls of declared and mounted
 	// tools are judged by their annotations alone.
 	ReadOnlyCall func(args json.RawMessage) bool `json:"-"`
+
+	// The fields below are facts about the tool that other packages read
+	// instead of keeping lists of tool names of their own: a rename
+	// carries them along. They change nothing in how the tool is called.
+
+	// Effect is what the tool's calls may do: read, write files, run
+	// commands, reach the network, ask a person. Zero means unknown, which
+	// readers treat as "may do anything" where that matters.
+	Effect Effect `json:"effect,omitzero"`
+	// KeyArgs names the arguments that say what a call is about, most
+	// telling first: "path" for a file tool, "command" for a shell,
+	// "pattern" then "path" for a search. A tool line shows the first
+	// one present (and a second after it); a ledger reads the file a
+	// writing tool wrote, or the command a shell ran, from the first.
+	// Empty means none is known.
+	KeyArgs []string `json:"key_args,omitempty"`
+	// Aliases are other agents' names for this tool (Claude Code's
+	// "Bash", "Read", "Edit"), so that settings rules, hooks and agent
+	// definitions written for them name it here. [Registry.Resolve] finds
+	// a tool by them; calls still use Name.
+	Aliases []string `json:"aliases,omitempty"`
 }
 
 // A Handler executes a tool call. args has already been validated against

@@ -162,6 +162,41 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
+func TestRegistry_Resolve(t *testing.T) {
+	mk := func(name string, aliases ...string) *Tool {
+		t, err := NewRaw(Spec{Name: name, Aliases: aliases, Effect: EffectRead, InputSchema: json.RawMessage(`{"type":"object"}`)}, nopHandler)
+		if err != nil {
+			panic(err)
+		}
+		return t
+	}
+	reg, err := NewRegistry(mk("run_shell_command", "Bash"), mk("replace", "Edit", "MultiEdit"), mk("Edit"), mk("zz_edit", "MultiEdit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, want string
+		ok         bool
+	}{
+		{"run_shell_command", "run_shell_command", true},
+		{"Bash", "run_shell_command", true},
+		{"Edit", "Edit", true},         // a name before an alias
+		{"MultiEdit", "replace", true}, // the first tool by name
+		{"bash", "", false},            // names are exact
+		{"nosuch", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := reg.Resolve(tt.name)
+		if ok != tt.ok || ok && got.Name() != tt.want {
+			t.Errorf("Resolve(%q) = %v, %v, want %s, %v", tt.name, got, ok, tt.want, tt.ok)
+		}
+		spec, ok := reg.Spec(tt.name)
+		if ok != tt.ok || spec.Name != tt.want {
+			t.Errorf("Spec(%q) = %q, %v, want %q, %v", tt.name, spec.Name, ok, tt.want, tt.ok)
+		}
+	}
+}
+
 func TestRegistry_Export(t *testing.T) {
 	dotted, err := NewRaw(Spec{Name: "math.factorial", Description: "n!", InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`),
 		Annotations: Annotations{ReadOnly: true}}, nopHandler)

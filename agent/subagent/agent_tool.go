@@ -62,6 +62,9 @@ func (r *Runner) newAgentTool(hidden bool) *tool.Tool {
 	}
 	return tool.New(tool.Spec{
 		Name:        ToolName,
+		Effect:      tool.EffectState | tool.EffectNetwork,
+		KeyArgs:     []string{"type", "prompt"},
+		Aliases:     []string{"Agent", "Task"},
 		Description: desc.String(),
 		InputSchema: in,
 		// The tool changes nothing itself: every call of its child passes

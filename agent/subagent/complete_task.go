@@ -69,6 +69,7 @@ func (r *Runner) newCompleteTask(d *Definition, done bool) *tool.Tool {
 	}
 	return tool.New(tool.Spec{
 		Name:        CompleteTaskName,
+		Effect:      tool.EffectState,
 		Description: desc.String(),
 		InputSchema: in,
 		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true},

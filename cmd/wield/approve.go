@@ -51,7 +51,7 @@ func (a *terminalApprover) Approve(ctx context.Context, c *tool.Call, t *tool.To
 	if body == "" {
 		body = argsPreview(args)
 	}
-	fmt.Fprintf(a.out, "\n%s %s\n", p.yellow("wield wants to call"), toolHeader(p, t.Name(), args))
+	fmt.Fprintf(a.out, "\n%s %s\n", p.yellow("wield wants to call"), toolHeader(p, t.Spec(), args))
 	fmt.Fprint(a.out, indent(strings.TrimRight(body, "\n"), "  ")+"\n")
 	if why.Reason != "" {
 		fmt.Fprintf(a.out, "  %s %s\n", p.dim("asks because:"), why.Reason)

@@ -73,7 +73,7 @@ type screenApprover struct {
 // answer, or for ctx to end (Esc, Ctrl-C), which denies the call.
 func (sa screenApprover) Approve(ctx context.Context, c *tool.Call, t *tool.Tool, args json.RawMessage, why tool.Decision) tool.Decision {
 	a := sa.a
-	req := &approvalRequest{header: toolHeader(a.pal, t.Name(), args), reason: why.Reason, reply: make(chan tool.Decision, 1)}
+	req := &approvalRequest{header: toolHeader(a.pal, t.Spec(), args), reason: why.Reason, reply: make(chan tool.Decision, 1)}
 	if a.preview != nil {
 		req.preview = a.preview(c, t, args)
 	}

@@ -426,9 +426,9 @@ func (m *chatModel) event(e agent.Event) {
 		}
 	case agent.EventToolStarted:
 		m.endMessage()
-		m.calls = append(m.calls, runningCall{e.Call.CallID, toolHeader(m.pal, e.Call.Tool, e.Call.Arguments)})
+		m.calls = append(m.calls, runningCall{e.Call.CallID, toolHeader(m.pal, callSpec(e.Call), e.Call.Arguments)})
 	case agent.EventToolFinished:
-		header := toolHeader(m.pal, e.Call.Tool, nil)
+		header := toolHeader(m.pal, callSpec(e.Call), nil)
 		for i, c := range m.calls {
 			if c.id == e.Call.CallID {
 				header = c.header
@@ -436,7 +436,7 @@ func (m *chatModel) event(e agent.Event) {
 				break
 			}
 		}
-		m.print(header + "\n" + toolSummary(m.pal, e.Call.Tool, e.Call.Result, e.Call.Duration))
+		m.print(header + "\n" + toolSummary(m.pal, e.Call.Result, e.Call.Duration))
 	case agent.EventRunFinished:
 		m.endMessage()
 	}

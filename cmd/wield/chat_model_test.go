@@ -429,7 +429,7 @@ func TestChatScreen_Views(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := &approvalRequest{header: toolHeader(m.pal, "replace", args), reason: "replace: no rule allows it", rules: rules,
+	req := &approvalRequest{header: toolHeader(m.pal, fs.NewReplace(fs.Config{}).Spec(), args), reason: "replace: no rule allows it", rules: rules,
 		preview: renderChange(m.pal, fs.Change{Path: "main.go", Old: "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n", New: "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n"}),
 		reply:   make(chan tool.Decision, 1)}
 	m.Update(approvalMsg{req})

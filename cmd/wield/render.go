@@ -35,41 +35,22 @@ func (p palette) green(s string) string  { return p.wrap("32", s) }
 func (p palette) yellow(s string) string { return p.wrap("33", s) }
 func (p palette) cyan(s string) string   { return p.wrap("36", s) }
 
-// keyArgs names, per built-in tool, the arguments that say what a call is
-// about, most telling first; other tools fall back to genericKeys.
-var keyArgs = map[string][]string{
-	"read_file":           {"path"},
-	"read_many_files":     {"paths", "include"},
-	"write_file":          {"path"},
-	"replace":             {"path"},
-	"list_directory":      {"path"},
-	"glob":                {"pattern", "path"},
-	"search_file_content": {"pattern", "path", "include"},
-	"run_shell_command":   {"command"},
-	"shell_output":        {"job_id"},
-	"shell_kill":          {"job_id"},
-	"web_fetch":           {"url"},
-	"web_search":          {"query"},
-	"ask_user":            {"question"},
-	"agent":               {"type", "prompt"},
-	"save_memory":         {"fact"},
-	"memory":              {"command", "path"},
-}
-
 // genericKeys are the argument names that most often say what a call of
-// an unknown tool (declared, MCP) is about.
+// a tool that declares no key arguments (declared, MCP) is about.
 var genericKeys = []string{"command", "cmd", "path", "file_path", "file", "paths", "pattern", "query", "url", "uri", "name", "id", "text", "prompt"}
 
-// keyArg returns the argument that says what a call of toolName is about
-// (a path, a command, a pattern, a URL), on one line and at most width
-// runes, or "" when the arguments hold none. A second key (search's path)
-// follows the first as "in PATH".
-func keyArg(toolName string, args json.RawMessage, width int) string {
+// keyArg returns the argument that says what a call of the tool spec
+// describes is about (a path, a command, a pattern, a URL), on one line
+// and at most width runes, or "" when the arguments hold none. The
+// tool's [tool.Spec.KeyArgs] say which; a second key (search's path)
+// follows the first as "in PATH". A tool that declares none gets the
+// first of genericKeys its call has.
+func keyArg(spec tool.Spec, args json.RawMessage, width int) string {
 	var m map[string]any
 	if json.Unmarshal(args, &m) != nil || len(m) == 0 {
 		return ""
 	}
-	keys, known := keyArgs[toolName]
+	keys, known := spec.KeyArgs, len(spec.KeyArgs) > 0
 	if !known {
 		keys = genericKeys
 	}
@@ -114,28 +95,37 @@ func argText(v any) string {
 	return ""
 }
 
-// toolHeader is the line that announces a call: a marker, the tool's name
-// and its key argument.
-func toolHeader(p palette, toolName string, args json.RawMessage) string {
-	line := p.cyan("●") + " " + p.bold(toolName)
-	if k := keyArg(toolName, args, 100); k != "" {
+// toolHeader is the line that announces a call of the tool spec
+// describes: a marker, the tool's name and its key argument.
+func toolHeader(p palette, spec tool.Spec, args json.RawMessage) string {
+	line := p.cyan("●") + " " + p.bold(spec.Name)
+	if k := keyArg(spec, args, 100); k != "" {
 		line += " " + k
 	}
 	return line
+}
+
+// callSpec returns the spec of the tool a call event names: the one the
+// runner attached, or for a tool it did not know only the name.
+func callSpec(e *tool.Event) tool.Spec {
+	if e.Spec != nil {
+		return *e.Spec
+	}
+	return tool.Spec{Name: e.Tool}
 }
 
 // toolSummary is the line that ends a call: what it came to, in the
 // tool's terms where wield knows them (lines read, matches, exit code),
 // and how long it took. A failure gives its reason and the last lines of
 // its output.
-func toolSummary(p palette, toolName string, res *tool.Result, d time.Duration) string {
+func toolSummary(p palette, res *tool.Result, d time.Duration) string {
 	took := p.dim(fmt.Sprintf("(%s)", roundDuration(d)))
 	if res == nil {
 		return "  " + p.dim("done") + " " + took
 	}
 	data := dataMap(res.Data)
 	if res.Success {
-		s := successSummary(toolName, data, res.Output)
+		s := successSummary(res.Data, data, res.Output)
 		return "  " + p.green("✓") + " " + s + " " + took
 	}
 	reason := firstLine(res.Error)
@@ -158,14 +148,16 @@ func toolSummary(p palette, toolName string, res *tool.Result, d time.Duration) 
 	return b.String()
 }
 
-// successSummary says in a few words what a successful call did.
-func successSummary(toolName string, d map[string]any, output string) string {
+// successSummary says in a few words what a successful call did, from
+// its data: typed, to tell the file tools' results (package fs owns their
+// shapes) by their types, and as generic JSON (d) to read them.
+func successSummary(typed any, d map[string]any, output string) string {
 	n := func(k string) (int, bool) {
 		f, ok := d[k].(float64)
 		return int(f), ok
 	}
-	switch toolName {
-	case "read_file":
+	switch typed.(type) {
+	case fs.ReadData:
 		if s, ok := n("startLine"); ok {
 			e, _ := n("endLine")
 			total, _ := n("totalLines")
@@ -174,11 +166,11 @@ func successSummary(toolName string, d map[string]any, output string) string {
 			}
 			return fmt.Sprintf("lines %d-%d of %d", s, e, total)
 		}
-	case "read_many_files":
-		if fs, ok := d["files"].([]any); ok {
-			return count(len(fs), "file", "files")
+	case fs.ReadManyData:
+		if files, ok := d["files"].([]any); ok {
+			return count(len(files), "file", "files")
 		}
-	case "write_file", "replace":
+	case fs.WriteData, fs.ReplaceData:
 		a, _ := n("added")
 		r, _ := n("removed")
 		if c, _ := d["created"].(bool); c {
@@ -188,16 +180,16 @@ func successSummary(toolName string, d map[string]any, output string) string {
 			return "created, " + count(a, "line", "lines")
 		}
 		return fmt.Sprintf("+%d -%d", a, r)
-	case "search_file_content":
+	case fs.SearchData:
 		if t, ok := n("total"); ok {
 			f, _ := n("files")
 			return fmt.Sprintf("%s in %s", count(t, "match", "matches"), count(f, "file", "files"))
 		}
-	case "glob":
+	case fs.GlobData:
 		if t, ok := n("total"); ok {
 			return count(t, "file", "files")
 		}
-	case "list_directory":
+	case fs.ListData:
 		if es, ok := d["entries"].([]any); ok {
 			return count(len(es), "entry", "entries")
 		}

@@ -197,7 +197,7 @@ func (p *runPrinter) event(e agent.Event) {
 		p.midLine = !strings.HasSuffix(e.Text, "\n")
 	case agent.EventToolStarted:
 		p.breakLine()
-		header := toolHeader(p.pal, e.Call.Tool, e.Call.Arguments)
+		header := toolHeader(p.pal, callSpec(e.Call), e.Call.Arguments)
 		p.headers[e.Call.CallID] = header
 		fmt.Fprintln(p.g.stderr, header)
 		if p.verbose && len(e.Call.Arguments) > 0 {
@@ -213,7 +213,7 @@ func (p *runPrinter) event(e agent.Event) {
 			}
 		}
 		delete(p.headers, e.Call.CallID)
-		fmt.Fprintln(p.g.stderr, toolSummary(p.pal, e.Call.Tool, e.Call.Result, e.Call.Duration))
+		fmt.Fprintln(p.g.stderr, toolSummary(p.pal, e.Call.Result, e.Call.Duration))
 		if p.verbose && e.Call.Result != nil && e.Call.Result.Output != "" {
 			fmt.Fprintln(p.g.stderr, indent(p.pal.dim(strings.TrimRight(e.Call.Result.Output, "\n")), "    "))
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -278,21 +279,45 @@ func TestRenderChangeMatchesDiffU(t *testing.T) {
 	}
 }
 
+// builtinSpecs returns the specs of wield's own tools, by name, built
+// the way a run builds them (no MCP servers, no desktop).
+func builtinSpecs(t *testing.T) map[string]tool.Spec {
+	t.Helper()
+	g := &globals{workdir: t.TempDir(), noMCP: true, stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
+	t.Cleanup(func() { g.close() })
+	ts, err := g.builtinTools(toolDeps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := map[string]tool.Spec{}
+	for _, x := range ts {
+		specs[x.Name()] = x.Spec()
+	}
+	return specs
+}
+
 func TestKeyArg(t *testing.T) {
+	specs := builtinSpecs(t)
 	tests := []struct {
 		tool, args, want string
 	}{
 		{"read_file", `{"path":"a.go","offset":3}`, "a.go"},
 		{"search_file_content", `{"pattern":"TODO","path":"src"}`, "TODO in src"},
+		{"glob", `{"pattern":"*.go","path":"cmd"}`, "*.go in cmd"},
 		{"run_shell_command", `{"command":"go test ./...\n  && ls"}`, "go test ./... && ls"},
 		{"web_fetch", `{"url":"https://go.dev","prompt":"x"}`, "https://go.dev"},
 		{"read_many_files", `{"paths":["a","b"]}`, "a b"},
+		{"memory", `{"command":"view","path":"/memories"}`, "view in /memories"},
 		{"mcp__gh__get_issue", `{"owner":"o","id":7}`, "7"},
 		{"declared", `{"flag":true}`, ""},
 		{"echo", `not json`, ""},
 	}
 	for _, tt := range tests {
-		if got := keyArg(tt.tool, json.RawMessage(tt.args), 80); got != tt.want {
+		spec, ok := specs[tt.tool]
+		if !ok {
+			spec = tool.Spec{Name: tt.tool}
+		}
+		if got := keyArg(spec, json.RawMessage(tt.args), 80); got != tt.want {
 			t.Errorf("keyArg(%s, %s) = %q, want %q", tt.tool, tt.args, got, tt.want)
 		}
 	}
@@ -301,22 +326,63 @@ func TestKeyArg(t *testing.T) {
 func TestToolSummary(t *testing.T) {
 	code := 2
 	tests := []struct {
-		tool string
+		name string
 		res  tool.Result
 		want string
 	}{
-		{"read_file", tool.Result{Success: true, Data: fs.ReadData{StartLine: 1, EndLine: 5, TotalLines: 5}}, "✓ 5 lines"},
-		{"read_file", tool.Result{Success: true, Data: fs.ReadData{StartLine: 10, EndLine: 20, TotalLines: 90}}, "✓ lines 10-20 of 90"},
-		{"search_file_content", tool.Result{Success: true, Data: fs.SearchData{Total: 3, Files: 1}}, "✓ 3 matches in 1 file"},
-		{"replace", tool.Result{Success: true, Data: fs.ReplaceData{Added: 2, Removed: 1}}, "✓ +2 -1"},
-		{"run_shell_command", tool.Result{Success: false, Error: "exit code 2", Output: "a\nb\n\nlast\n", Data: map[string]any{"exit_code": float64(code)}},
+		{"whole file", tool.Result{Success: true, Data: fs.ReadData{StartLine: 1, EndLine: 5, TotalLines: 5}}, "✓ 5 lines"},
+		{"part of a file", tool.Result{Success: true, Data: fs.ReadData{StartLine: 10, EndLine: 20, TotalLines: 90}}, "✓ lines 10-20 of 90"},
+		{"search", tool.Result{Success: true, Data: fs.SearchData{Total: 3, Files: 1}}, "✓ 3 matches in 1 file"},
+		{"edit", tool.Result{Success: true, Data: fs.ReplaceData{Added: 2, Removed: 1}}, "✓ +2 -1"},
+		{"new file", tool.Result{Success: true, Data: fs.WriteData{Created: true, Lines: 3}}, "✓ created, 3 lines"},
+		{"shell failure", tool.Result{Success: false, Error: "exit code 2", Output: "a\nb\n\nlast\n", Data: map[string]any{"exit_code": float64(code)}},
 			"✗ exit 2\n    a\n    b\n    last"},
+		{"another tool's total", tool.Result{Success: true, Output: "one line", Data: map[string]any{"total": 4.0}}, "✓ one line"},
 	}
 	for _, tt := range tests {
-		got := durations.ReplaceAllString(toolSummary(palette{}, tt.tool, &tt.res, 0), "")
+		got := durations.ReplaceAllString(toolSummary(palette{}, &tt.res, 0), "")
 		got = strings.TrimSpace(strings.ReplaceAll(got, " \n", "\n"))
 		if got != tt.want {
-			t.Errorf("toolSummary(%s) = %q, want %q", tt.tool, got, tt.want)
+			t.Errorf("toolSummary(%s) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestBuiltinToolFacts: every tool of wield's own declares its effect;
+// the tools that write files or run commands name the argument a tool
+// line shows and a ledger reads; and the tools' Claude Code aliases are
+// the names tool.FromClaudeCode maps, both ways, so that the registry-free
+// reading of settings rules agrees with the registry.
+func TestBuiltinToolFacts(t *testing.T) {
+	specs := builtinSpecs(t)
+	// Tools that run programs without a command line to show: run_code
+	// runs its code field, which a tool line leaves out.
+	noCommandLine := map[string]bool{"run_code": true}
+	aliases := map[string]string{}
+	for name, s := range specs {
+		if !s.Effect.Known() {
+			t.Errorf("%s declares no effect", name)
+		}
+		if s.Effect.Has(tool.EffectWrite) && len(s.KeyArgs) == 0 {
+			t.Errorf("%s writes files (effect %s) but names no key argument", name, s.Effect)
+		}
+		if s.Effect.Has(tool.EffectRun) && len(s.KeyArgs) == 0 && !noCommandLine[name] {
+			t.Errorf("%s runs commands (effect %s) but names no key argument", name, s.Effect)
+		}
+		for _, a := range s.Aliases {
+			if other, ok := aliases[a]; ok {
+				t.Errorf("alias %s is claimed by %s and %s", a, other, name)
+			}
+			aliases[a] = name
+			if got, ok := tool.FromClaudeCode(a); !ok || got != name {
+				t.Errorf("tool.FromClaudeCode(%q) = %q, %v; the spec of %s has the alias", a, got, ok, name)
+			}
+		}
+	}
+	for _, cc := range []string{"Bash", "Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "TodoWrite"} {
+		want, _ := tool.FromClaudeCode(cc)
+		if aliases[cc] != want {
+			t.Errorf("tool.FromClaudeCode(%q) = %q, but the built-in tool with that alias is %q", cc, want, aliases[cc])
 		}
 	}
 }

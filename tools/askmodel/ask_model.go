@@ -97,6 +97,8 @@ func New(cfg Config) *tool.Tool {
 	template.Must(template.New("ask_model").Parse(description)).Execute(&b, cfg)
 	return tool.New(tool.Spec{
 		Name:         "ask_model",
+		Effect:       tool.EffectNetwork,
+		KeyArgs:      []string{"prompt"},
 		Description:  b.String(),
 		OutputSchema: tool.SchemaOf[Answer](),
 		// It changes nothing; it sends the prompt to the model's provider.

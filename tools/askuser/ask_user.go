@@ -100,7 +100,7 @@ type Input struct {
 // permissions and runs in every mode, plan mode included.
 func New(asker Asker) *tool.Tool {
 	a := askTool{asker: asker}
-	return tool.New(tool.Spec{Name: "ask_user", Description: description(),
+	return tool.New(tool.Spec{Name: "ask_user", Effect: tool.EffectAsk, KeyArgs: []string{"question"}, Description: description(),
 		Annotations: tool.Annotations{ReadOnly: true}, Timeout: 24 * time.Hour}, a.ask)
 }
 

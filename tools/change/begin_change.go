@@ -24,7 +24,7 @@ type BeginData struct {
 
 // NewBeginChange returns the begin_change tool.
 func NewBeginChange(cfg Config) *tool.Tool {
-	return tool.New(tool.Spec{Name: "begin_change", Description: beginDescription,
+	return tool.New(tool.Spec{Name: "begin_change", Effect: tool.EffectState, Description: beginDescription,
 		OutputSchema: tool.SchemaOf[BeginData]()}, inSession(cfg, begin))
 }
 

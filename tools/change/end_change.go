@@ -30,7 +30,7 @@ type EndData struct {
 
 // NewEndChange returns the end_change tool.
 func NewEndChange(cfg Config) *tool.Tool {
-	return tool.New(tool.Spec{Name: "end_change", Description: endDescription,
+	return tool.New(tool.Spec{Name: "end_change", Effect: tool.EffectState, Description: endDescription,
 		OutputSchema: tool.SchemaOf[EndData](), Annotations: tool.Annotations{Destructive: true}}, inSession(cfg, end))
 }
 

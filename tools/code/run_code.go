@@ -105,6 +105,7 @@ func NewRunCode(cfg Config) *tool.Tool {
 	// print it to the model; a read_file or a cat there would ask too.
 	return tool.New(tool.Spec{
 		Name:         "run_code",
+		Effect:       tool.EffectRun,
 		Description:  r.description(),
 		OutputSchema: tool.SchemaOf[RunData](),
 		Annotations:  tool.Annotations{ParallelSafe: true, OpenWorld: cfg.Network || len(cfg.Hosts) > 0},

@@ -193,6 +193,12 @@ func New(cfg Config) (*Desktop, error) {
 	}
 	d := &Desktop{cfg: cfg, log: log, enc: newEncoder()}
 	d.scale = newScale(cfg.Width, cfg.Height, cfg.MaxWidth, cfg.MaxHeight, cfg.MaxPixels)
+	// Clicks and typing change the screen's programs; launch runs any
+	// command.
+	effect := tool.EffectRead | tool.EffectState | tool.EffectRun
+	if cfg.ViewOnly {
+		effect = tool.EffectRead
+	}
 	d.tool = tool.New(tool.Spec{
 		Name:        "desktop",
 		Description: d.describe(),
@@ -203,6 +209,7 @@ func New(cfg Config) (*Desktop, error) {
 		// wait) is judged as a read-only tool's, so that looking never
 		// asks; clicks, typing and launch do.
 		ReadOnlyCall: viewOnlyCall,
+		Effect:       effect,
 	}, d.call)
 	return d, nil
 }

@@ -29,7 +29,7 @@ type GetInput struct {
 
 // NewGet returns get_document, which shows a document's text.
 func NewGet(cfg Config) *tool.Tool {
-	return tool.New(tool.Spec{Name: "get_document", Description: getDescription,
+	return tool.New(tool.Spec{Name: "get_document", Effect: tool.EffectRead, Description: getDescription,
 		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true}}, cfg.get)
 }
 

@@ -34,7 +34,7 @@ func NewIndex(cfg Config) *tool.Tool {
 	var d strings.Builder
 	template.Must(template.New("index_documents.md").Option("missingkey=error").Parse(indexDescription)).
 		Execute(&d, map[string]any{"DefaultCollection": retrieval.DefaultCollection, "MaxFileMiB": retrieval.DefaultMaxFileBytes >> 20})
-	return tool.New(tool.Spec{Name: "index_documents", Description: d.String(), Timeout: IndexTimeout}, cfg.index)
+	return tool.New(tool.Spec{Name: "index_documents", Effect: tool.EffectRead | tool.EffectState, Description: d.String(), Timeout: IndexTimeout}, cfg.index)
 }
 
 func (cfg Config) index(ctx context.Context, c *tool.Call, in IndexInput) (tool.Result, error) {

@@ -28,7 +28,7 @@ func NewList(cfg Config) *tool.Tool {
 	var d strings.Builder
 	template.Must(template.New("list_documents.md").Option("missingkey=error").Parse(listDescription)).
 		Execute(&d, map[string]int{"MaxListed": MaxListed})
-	return tool.New(tool.Spec{Name: "list_documents", Description: d.String(),
+	return tool.New(tool.Spec{Name: "list_documents", Effect: tool.EffectRead, Description: d.String(),
 		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true}}, cfg.list)
 }
 

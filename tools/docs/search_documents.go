@@ -32,7 +32,7 @@ func NewSearch(cfg Config) *tool.Tool {
 	var d strings.Builder
 	template.Must(template.New("search_documents.md").Option("missingkey=error").Parse(searchDescription)).
 		Execute(&d, map[string]int{"DefaultK": retrieval.DefaultK, "MaxK": MaxK})
-	return tool.New(tool.Spec{Name: "search_documents", Description: d.String(),
+	return tool.New(tool.Spec{Name: "search_documents", Effect: tool.EffectRead, Description: d.String(),
 		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true}}, cfg.search)
 }
 

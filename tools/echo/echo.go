@@ -26,6 +26,7 @@ type Output struct {
 func New() *tool.Tool {
 	return tool.New(tool.Spec{
 		Name:         "echo",
+		Effect:       tool.EffectRead,
 		Description:  description,
 		OutputSchema: tool.SchemaOf[Output](),
 		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},

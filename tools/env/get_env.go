@@ -26,7 +26,7 @@ func GetEnv(cfg Config) *tool.Tool {
 	}
 	var b strings.Builder
 	template.Must(template.New("get_env.md").Parse(getEnvDescription)).Execute(&b, map[string]any{"Deny": strings.Join(deny, ", ")})
-	return tool.New(tool.Spec{Name: "get_env", Description: b.String(),
+	return tool.New(tool.Spec{Name: "get_env", Effect: tool.EffectRead, Description: b.String(),
 		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true}}, cfg.get)
 }
 

@@ -24,7 +24,7 @@ type RequestInput struct {
 // the policy runs it without asking; the user is asked by the tool
 // itself.
 func RequestEnv(cfg Config) *tool.Tool {
-	return tool.New(tool.Spec{Name: "request_env", Description: requestEnvDescription,
+	return tool.New(tool.Spec{Name: "request_env", Effect: tool.EffectAsk, Description: requestEnvDescription,
 		Annotations: tool.Annotations{ReadOnly: true}, Timeout: 24 * time.Hour}, cfg.request)
 }
 

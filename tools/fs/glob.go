@@ -45,6 +45,9 @@ func NewGlob(cfg Config) *tool.Tool {
 	g := globber{cfg: cfg.withDefaults()}
 	return tool.New(tool.Spec{
 		Name:         "glob",
+		Effect:       tool.EffectRead,
+		KeyArgs:      []string{"pattern", "path"},
+		Aliases:      []string{"Glob"},
 		Description:  describe("glob", globDescription, g.cfg),
 		OutputSchema: tool.SchemaOf[GlobData](),
 		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},

@@ -50,6 +50,9 @@ func NewList(cfg Config) *tool.Tool {
 	l := lister{cfg: cfg.withDefaults()}
 	return tool.New(tool.Spec{
 		Name:         "list_directory",
+		Effect:       tool.EffectRead,
+		KeyArgs:      []string{"path"},
+		Aliases:      []string{"LS"},
 		Description:  describe("list_directory", listDescription, l.cfg),
 		OutputSchema: tool.SchemaOf[ListData](),
 		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},

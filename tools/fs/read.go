@@ -67,6 +67,9 @@ func NewRead(cfg Config) *tool.Tool {
 	r := reader{cfg: cfg.withDefaults()}
 	return tool.New(tool.Spec{
 		Name:        "read_file",
+		Effect:      tool.EffectRead,
+		KeyArgs:     []string{"path"},
+		Aliases:     []string{"Read"},
 		Description: describe("read_file", readDescription, r.cfg),
 		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true},
 	}, inWorkspace(r.read))

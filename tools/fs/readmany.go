@@ -77,6 +77,8 @@ func NewReadMany(cfg Config) *tool.Tool {
 	r := manyReader{cfg: cfg.withDefaults()}
 	return tool.New(tool.Spec{
 		Name:        "read_many_files",
+		Effect:      tool.EffectRead,
+		KeyArgs:     []string{"paths", "include"},
 		Description: describe("read_many_files", readManyDescription, r.cfg),
 		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true},
 	}, inWorkspace(r.read))

@@ -47,6 +47,9 @@ func NewReplace(cfg Config) *tool.Tool {
 	r := replacer{cfg: cfg.withDefaults()}
 	return tool.New(tool.Spec{
 		Name:         "replace",
+		Effect:       tool.EffectWrite,
+		KeyArgs:      []string{"path"},
+		Aliases:      []string{"Edit", "MultiEdit"},
 		Description:  describe("replace", replaceDescription, r.cfg),
 		OutputSchema: tool.SchemaOf[ReplaceData](),
 		Annotations:  tool.Annotations{Destructive: true},

@@ -67,6 +67,9 @@ func NewSearch(cfg Config) *tool.Tool {
 	s := searcher{cfg: cfg.withDefaults()}
 	return tool.New(tool.Spec{
 		Name:         "search_file_content",
+		Effect:       tool.EffectRead,
+		KeyArgs:      []string{"pattern", "path", "include"},
+		Aliases:      []string{"Grep"},
 		Description:  describe("search_file_content", searchDescription, s.cfg),
 		OutputSchema: tool.SchemaOf[SearchData](),
 		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},

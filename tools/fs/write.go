@@ -36,6 +36,9 @@ func NewWrite(cfg Config) *tool.Tool {
 	wr := writer{cfg: cfg.withDefaults()}
 	return tool.New(tool.Spec{
 		Name:         "write_file",
+		Effect:       tool.EffectWrite,
+		KeyArgs:      []string{"path"},
+		Aliases:      []string{"Write"},
 		Description:  describe("write_file", writeDescription, wr.cfg),
 		OutputSchema: tool.SchemaOf[WriteData](),
 		Annotations:  tool.Annotations{Destructive: true},

@@ -24,6 +24,8 @@ func NewAdd(cfg Config) *tool.Tool {
 	r := newRunner(cfg)
 	return tool.New(tool.Spec{
 		Name:         "git_add",
+		Effect:       tool.EffectState,
+		KeyArgs:      []string{"paths"},
 		Description:  r.description("git_add", addDescription),
 		OutputSchema: tool.SchemaOf[Data](),
 	}, r.add)

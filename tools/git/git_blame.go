@@ -23,6 +23,8 @@ func NewBlame(cfg Config) *tool.Tool {
 	r := newRunner(cfg)
 	return tool.New(tool.Spec{
 		Name:         "git_blame",
+		Effect:       tool.EffectRead,
+		KeyArgs:      []string{"path"},
 		Description:  r.description("git_blame", blameDescription),
 		OutputSchema: tool.SchemaOf[Data](),
 		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},

@@ -23,6 +23,7 @@ func NewBranch(cfg Config) *tool.Tool {
 	r := newRunner(cfg)
 	return tool.New(tool.Spec{
 		Name:         "git_branch",
+		Effect:       tool.EffectRead,
 		Description:  r.description("git_branch", branchDescription),
 		OutputSchema: tool.SchemaOf[Data](),
 		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},

@@ -25,6 +25,7 @@ func NewCheckout(cfg Config) *tool.Tool {
 	r := newRunner(cfg)
 	return tool.New(tool.Spec{
 		Name:         "git_checkout",
+		Effect:       tool.EffectState,
 		Description:  r.description("git_checkout", checkoutDescription),
 		OutputSchema: tool.SchemaOf[Data](),
 		Annotations:  tool.Annotations{Destructive: true},

@@ -26,6 +26,7 @@ func NewCommit(cfg Config) *tool.Tool {
 	r := newRunner(cfg)
 	return tool.New(tool.Spec{
 		Name:         "git_commit",
+		Effect:       tool.EffectState,
 		Description:  r.description("git_commit", commitDescription),
 		OutputSchema: tool.SchemaOf[Data](),
 	}, r.commit)

@@ -24,6 +24,8 @@ func NewDiff(cfg Config) *tool.Tool {
 	r := newRunner(cfg)
 	return tool.New(tool.Spec{
 		Name:         "git_diff",
+		Effect:       tool.EffectRead,
+		KeyArgs:      []string{"path"},
 		Description:  r.description("git_diff", diffDescription),
 		OutputSchema: tool.SchemaOf[Data](),
 		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},

@@ -25,6 +25,8 @@ func NewLog(cfg Config) *tool.Tool {
 	r := newRunner(cfg)
 	return tool.New(tool.Spec{
 		Name:         "git_log",
+		Effect:       tool.EffectRead,
+		KeyArgs:      []string{"path"},
 		Description:  r.description("git_log", logDescription),
 		OutputSchema: tool.SchemaOf[Data](),
 		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},

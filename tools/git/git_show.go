@@ -21,6 +21,7 @@ func NewShow(cfg Config) *tool.Tool {
 	r := newRunner(cfg)
 	return tool.New(tool.Spec{
 		Name:         "git_show",
+		Effect:       tool.EffectRead,
 		Description:  r.description("git_show", showDescription),
 		OutputSchema: tool.SchemaOf[Data](),
 		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},

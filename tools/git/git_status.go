@@ -19,6 +19,7 @@ func NewStatus(cfg Config) *tool.Tool {
 	r := newRunner(cfg)
 	return tool.New(tool.Spec{
 		Name:         "git_status",
+		Effect:       tool.EffectRead,
 		Description:  r.description("git_status", statusDescription),
 		OutputSchema: tool.SchemaOf[Data](),
 		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},

@@ -164,7 +164,11 @@ func (g *client) spec(name, text string, ann tool.Annotations) tool.Spec {
 	var b strings.Builder
 	template.Must(template.New(name).Parse(text)).Execute(&b, g.numbers())
 	ann.OpenWorld = true
-	return tool.Spec{Name: name, Description: b.String(), Annotations: ann, Timeout: g.cfg.Timeout}
+	effect := tool.EffectRead | tool.EffectNetwork
+	if !ann.ReadOnly {
+		effect = tool.EffectState | tool.EffectNetwork // a comment, an issue, a workflow run
+	}
+	return tool.Spec{Name: name, Description: b.String(), Annotations: ann, Effect: effect, Timeout: g.cfg.Timeout}
 }
 
 var (

@@ -40,7 +40,7 @@ type MemoryInput struct {
 // file Dir/ID.md, shown without its frontmatter (which the store keeps).
 // MEMORY.md, the generated index, can be viewed but not written.
 func Memory(cfg Config) *tool.Tool {
-	return tool.New(tool.Spec{Name: "memory", Description: memoryDescription,
+	return tool.New(tool.Spec{Name: "memory", Effect: tool.EffectRead | tool.EffectState, KeyArgs: []string{"command", "path"}, Description: memoryDescription,
 		Annotations: tool.Annotations{Destructive: true}}, cfg.memory)
 }
 

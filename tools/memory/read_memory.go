@@ -21,7 +21,7 @@ type ReadInput struct {
 
 // ReadMemory returns read_memory, which reads one note.
 func ReadMemory(cfg Config) *tool.Tool {
-	return tool.New(tool.Spec{Name: "read_memory", Description: readDescription,
+	return tool.New(tool.Spec{Name: "read_memory", Effect: tool.EffectRead, KeyArgs: []string{"id"}, Description: readDescription,
 		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true}}, cfg.read)
 }
 

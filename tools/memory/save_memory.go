@@ -33,7 +33,7 @@ type SaveOutput struct {
 
 // SaveMemory returns save_memory, which saves a fact as a note.
 func SaveMemory(cfg Config) *tool.Tool {
-	return tool.New(tool.Spec{Name: "save_memory", Description: saveDescription}, cfg.save)
+	return tool.New(tool.Spec{Name: "save_memory", Effect: tool.EffectState, KeyArgs: []string{"fact"}, Description: saveDescription}, cfg.save)
 }
 
 func (cfg Config) save(_ context.Context, c *tool.Call, in SaveInput) (tool.Result, error) {

@@ -35,7 +35,7 @@ func SearchMemory(cfg Config) *tool.Tool {
 	var d strings.Builder
 	template.Must(template.New("search_memory.md").Option("missingkey=error").Parse(searchDescription)).
 		Execute(&d, map[string]int{"DefaultLimit": memory.DefaultLimit, "MaxLimit": MaxLimit})
-	return tool.New(tool.Spec{Name: "search_memory", Description: d.String(),
+	return tool.New(tool.Spec{Name: "search_memory", Effect: tool.EffectRead, KeyArgs: []string{"query"}, Description: d.String(),
 		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true}}, cfg.search)
 }
 

@@ -29,7 +29,7 @@ const (
 // read-only for permissions: it changes only the session's mode, and
 // only narrows what runs.
 func EnterPlanMode(cfg Config) *tool.Tool {
-	return tool.New(tool.Spec{Name: "enter_plan_mode", Description: enterDescription,
+	return tool.New(tool.Spec{Name: "enter_plan_mode", Effect: tool.EffectState | tool.EffectAsk, Description: enterDescription,
 		Annotations: tool.Annotations{ReadOnly: true}, Timeout: 24 * time.Hour}, cfg.enter)
 }
 

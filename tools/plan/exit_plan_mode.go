@@ -49,7 +49,7 @@ const (
 // read-only for permissions so that it runs in plan mode: it writes only
 // wield's own plan file.
 func ExitPlanMode(cfg Config) *tool.Tool {
-	return tool.New(tool.Spec{Name: "exit_plan_mode", Description: exitDescription,
+	return tool.New(tool.Spec{Name: "exit_plan_mode", Effect: tool.EffectState | tool.EffectAsk, Description: exitDescription,
 		Annotations: tool.Annotations{ReadOnly: true}, Timeout: 24 * time.Hour}, cfg.exit)
 }
 

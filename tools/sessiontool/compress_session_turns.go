@@ -24,7 +24,7 @@ type CompressSessionTurnsInput struct {
 // It records a compaction ([session.Session.Compress]): the turns stay in
 // the session, and the prompt shows the summary instead.
 func CompressSessionTurns(st *session.Store) *tool.Tool {
-	return tool.New(tool.Spec{Name: "compress_session_turns", Description: compressSessionTurnsDescription}, onSession(st, compressSessionTurns))
+	return tool.New(tool.Spec{Name: "compress_session_turns", Effect: tool.EffectState, Description: compressSessionTurnsDescription}, onSession(st, compressSessionTurns))
 }
 
 func compressSessionTurns(_ context.Context, s *session.Session, in CompressSessionTurnsInput) (tool.Result, error) {

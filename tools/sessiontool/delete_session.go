@@ -20,7 +20,7 @@ type DeleteSessionInput struct {
 // DeleteSession returns the delete_session tool, which works on the sessions of st; a nil st
 // gives a tool that fails, saying it works only inside a wield session. It is destructive.
 func DeleteSession(st *session.Store) *tool.Tool {
-	return tool.New(tool.Spec{Name: "delete_session", Description: deleteSessionDescription,
+	return tool.New(tool.Spec{Name: "delete_session", Effect: tool.EffectState, Description: deleteSessionDescription,
 		Annotations: tool.Annotations{Destructive: true}}, onStore(st, deleteSession))
 }
 

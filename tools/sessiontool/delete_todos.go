@@ -17,7 +17,7 @@ type DeleteTodosInput struct{}
 // DeleteTodos returns the delete_todos tool, which works on the sessions of st; a nil st
 // gives a tool that fails, saying it works only inside a wield session.
 func DeleteTodos(st *session.Store) *tool.Tool {
-	return tool.New(tool.Spec{Name: "delete_todos", Description: deleteTodosDescription,
+	return tool.New(tool.Spec{Name: "delete_todos", Effect: tool.EffectState, Description: deleteTodosDescription,
 		// The todo list is wield's own state, not the workspace: the tool
 		// counts as read-only for permissions.
 		Annotations: tool.Annotations{ReadOnly: true}}, onSession(st, deleteTodos))

@@ -22,7 +22,7 @@ type GetSessionInput struct {
 // GetSession returns the get_session tool, which works on the sessions of st; a nil st
 // gives a tool that fails, saying it works only inside a wield session. It is read-only.
 func GetSession(st *session.Store) *tool.Tool {
-	return tool.New(tool.Spec{Name: "get_session", Description: getSessionDescription,
+	return tool.New(tool.Spec{Name: "get_session", Effect: tool.EffectRead, Description: getSessionDescription,
 		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true}}, onStore(st, getSession))
 }
 

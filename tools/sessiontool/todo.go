@@ -25,7 +25,7 @@ type TodoInput struct {
 // session. [WriteTodos] and [UpdatePlan] write the same list under the
 // names other agents' models know.
 func Todo(st *session.Store) *tool.Tool {
-	return tool.New(tool.Spec{Name: "todo", Description: todoDescription,
+	return tool.New(tool.Spec{Name: "todo", Effect: tool.EffectState, Aliases: []string{"TodoWrite"}, Description: todoDescription,
 		// The todo list is wield's own state, not the workspace: the tool
 		// counts as read-only for permissions, so it runs in plan mode.
 		Annotations: tool.Annotations{ReadOnly: true}}, onSession(st, writeTodos))

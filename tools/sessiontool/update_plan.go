@@ -34,7 +34,7 @@ type PlanStep struct {
 // A registry alias would not do: it would carry todo's arguments, and a
 // model that calls update_plan sends {plan: [{step, status}]}.
 func UpdatePlan(st *session.Store) *tool.Tool {
-	return tool.New(tool.Spec{Name: "update_plan", Description: updatePlanDescription, Hidden: true,
+	return tool.New(tool.Spec{Name: "update_plan", Effect: tool.EffectState, Description: updatePlanDescription, Hidden: true,
 		Annotations: tool.Annotations{ReadOnly: true}}, onSession(st, updatePlan))
 }
 

@@ -19,6 +19,6 @@ type WriteTodosInput = TodoInput
 // sessions of st; a nil st gives a tool that fails, saying it works only
 // inside a wield session.
 func WriteTodos(st *session.Store) *tool.Tool {
-	return tool.New(tool.Spec{Name: "write_todos", Description: writeTodosDescription, Hidden: true,
+	return tool.New(tool.Spec{Name: "write_todos", Effect: tool.EffectState, Description: writeTodosDescription, Hidden: true,
 		Annotations: tool.Annotations{ReadOnly: true}}, onSession(st, writeTodos))
 }

@@ -65,6 +65,9 @@ func NewRunShellCommand(cfg Config) *tool.Tool {
 	s := newShell(cfg)
 	return tool.New(tool.Spec{
 		Name:         "run_shell_command",
+		Effect:       tool.EffectRun,
+		KeyArgs:      []string{"command"},
+		Aliases:      []string{"Bash"},
 		Description:  s.description("run_shell_command", runDescription),
 		OutputSchema: tool.SchemaOf[RunData](),
 		Annotations:  tool.Annotations{Destructive: true, OpenWorld: true},

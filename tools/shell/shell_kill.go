@@ -21,6 +21,8 @@ func NewShellKill(cfg Config) *tool.Tool {
 	s := newShell(cfg)
 	return tool.New(tool.Spec{
 		Name:         "shell_kill",
+		Effect:       tool.EffectState,
+		KeyArgs:      []string{"job_id"},
 		Description:  s.description("shell_kill", killDescription),
 		OutputSchema: tool.SchemaOf[RunData](),
 		Annotations:  tool.Annotations{Destructive: true},

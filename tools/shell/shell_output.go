@@ -23,6 +23,8 @@ func NewShellOutput(cfg Config) *tool.Tool {
 	s := newShell(cfg)
 	return tool.New(tool.Spec{
 		Name:         "shell_output",
+		Effect:       tool.EffectRead,
+		KeyArgs:      []string{"job_id"},
 		Description:  s.description("shell_output", outputDescription),
 		OutputSchema: tool.SchemaOf[RunData](),
 		Annotations:  tool.Annotations{ReadOnly: true, ParallelSafe: true},

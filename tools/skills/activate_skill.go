@@ -22,7 +22,7 @@ type ActivateInput struct {
 // skill the model may not activate (disable-model-invocation) is refused.
 // The tool reads only, so it runs in every mode, plan mode included.
 func ActivateSkill(cfg Config) *tool.Tool {
-	return tool.New(tool.Spec{Name: "activate_skill", Description: activateDescription,
+	return tool.New(tool.Spec{Name: "activate_skill", Effect: tool.EffectRead, Description: activateDescription,
 		Annotations: tool.Annotations{ReadOnly: true}}, cfg.activate)
 }
 

@@ -40,7 +40,7 @@ func CreateSkill(cfg Config) *tool.Tool {
 	var b strings.Builder
 	template.Must(template.New("create_skill.md").Parse(createDescription)).Execute(&b,
 		map[string]any{"MaxNameLen": skill.MaxNameLen, "MaxDescriptionLen": skill.MaxDescriptionLen})
-	return tool.New(tool.Spec{Name: "create_skill", Description: b.String()}, cfg.create)
+	return tool.New(tool.Spec{Name: "create_skill", Effect: tool.EffectState, Description: b.String()}, cfg.create)
 }
 
 func (cfg Config) create(_ context.Context, c *tool.Call, in CreateInput) (tool.Result, error) {

@@ -44,7 +44,7 @@ type ListPluginsInput struct{}
 // returns; a nil lister means no plugins are installed. It never enables
 // a plugin: only the user can.
 func ListPlugins(lister PluginLister) *tool.Tool {
-	return tool.New(tool.Spec{Name: "list_plugins", Description: listPluginsDescription,
+	return tool.New(tool.Spec{Name: "list_plugins", Effect: tool.EffectRead, Description: listPluginsDescription,
 		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true}},
 		func(_ context.Context, _ *tool.Call, _ ListPluginsInput) (tool.Result, error) {
 			return listPlugins(lister)

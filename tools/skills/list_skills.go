@@ -33,7 +33,7 @@ func entry(s *skill.Skill) Entry {
 // ListSkills returns the list_skills tool, which lists the skills the
 // model may activate, sorted by name.
 func ListSkills(cfg Config) *tool.Tool {
-	return tool.New(tool.Spec{Name: "list_skills", Description: listDescription,
+	return tool.New(tool.Spec{Name: "list_skills", Effect: tool.EffectRead, Description: listDescription,
 		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true}}, cfg.list)
 }
 

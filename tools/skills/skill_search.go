@@ -32,7 +32,7 @@ func SkillSearch(cfg Config) *tool.Tool {
 	}
 	var b strings.Builder
 	template.Must(template.New("skill_search.md").Parse(searchDescription)).Execute(&b, map[string]any{"MaxResults": MaxResults})
-	return tool.New(tool.Spec{Name: "skill_search", Description: b.String(), Hidden: hidden,
+	return tool.New(tool.Spec{Name: "skill_search", Effect: tool.EffectRead, Description: b.String(), Hidden: hidden,
 		Annotations: tool.Annotations{ReadOnly: true, ParallelSafe: true}}, cfg.search)
 }
 

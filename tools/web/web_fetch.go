@@ -66,6 +66,9 @@ func newFetch(cfg Config) *tool.Tool {
 	f := &fetcher{cfg: cfg, http: newHTTPFetcher(cfg), cache: newPageCache(cfg.CacheTTL, cfg.CacheBytes, cfg.Now)}
 	return tool.New(tool.Spec{
 		Name:         "web_fetch",
+		Effect:       tool.EffectNetwork,
+		KeyArgs:      []string{"url"},
+		Aliases:      []string{"WebFetch"},
 		Description:  describe("web_fetch", fetchDescription, cfg),
 		OutputSchema: tool.SchemaOf[FetchData](),
 		Annotations:  tool.Annotations{OpenWorld: true, ParallelSafe: true},

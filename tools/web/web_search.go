@@ -41,6 +41,9 @@ func newSearch(cfg Config) *tool.Tool {
 	s := &searcher{cfg: cfg, counts: newSessionCounts(4096)}
 	return tool.New(tool.Spec{
 		Name:         "web_search",
+		Effect:       tool.EffectNetwork,
+		KeyArgs:      []string{"query"},
+		Aliases:      []string{"WebSearch"},
 		Description:  describe("web_search", searchDescription, cfg),
 		OutputSchema: tool.SchemaOf[SearchData](),
 		Annotations:  tool.Annotations{OpenWorld: true, ParallelSafe: true},
