@@ -11,6 +11,7 @@ import (
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/internal/wire"
 	"github.com/wieldhq/wield/llm/internal/wire/wiretest"
+	"github.com/wieldhq/wield/llm/llmtest"
 )
 
 // benchStream is a synthetic reply in the shape of openai's benchmark: a
@@ -46,7 +47,7 @@ func BenchmarkReadStream(b *testing.B) {
 	synthetic, n := benchStream()
 	bodies := map[string]body{"synthetic": {synthetic, n}}
 	if data, err := os.ReadFile(filepath.Join(fixturesDir, "anthropic-issue-11719-quoted-tool-input.chunks.txt")); err == nil {
-		p := payloads(data)
+		p := llmtest.Payloads(data)
 		bodies["quoted-tool-input"] = body{[]byte(sse(p...)), len(p)}
 	}
 	for name, bd := range bodies {

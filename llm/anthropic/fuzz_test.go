@@ -16,6 +16,7 @@ import (
 
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/internal/wire"
+	"github.com/wieldhq/wield/llm/llmtest"
 )
 
 // streamSeeds are bodies that reach the interesting paths of the stream
@@ -55,7 +56,7 @@ func addStreamSeeds(f *testing.F, add func(string)) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		add(sse(payloads(data)...))
+		add(sse(llmtest.Payloads(data)...))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/internal/wire"
 	"github.com/wieldhq/wield/llm/internal/wire/wiretest"
+	"github.com/wieldhq/wield/llm/llmtest"
 )
 
 // benchStream is a synthetic reply: 100 thought parts, 1,000 text parts,
@@ -39,7 +40,7 @@ func BenchmarkReadStream(b *testing.B) {
 	bodies := map[string][]byte{"synthetic": synthetic}
 	counts := map[string]int{"synthetic": n}
 	if data, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "conformance", "llm-streams", "gemini", "google-vertex-stream-tool-call-arguments-nested.1.chunks.txt")); err == nil {
-		lines := chunkLines(data)
+		lines := llmtest.Payloads(data)
 		bodies["vertex-nested-arguments"] = []byte(sse(lines...))
 		counts["vertex-nested-arguments"] = len(lines)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/gemini/geminitest"
 	"github.com/wieldhq/wield/llm/internal/wire"
+	"github.com/wieldhq/wield/llm/llmtest"
 )
 
 // streamSeeds are bodies that reach the interesting paths of the stream
@@ -53,7 +54,7 @@ func addStreamSeeds(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add([]byte(sse(chunkLines(data)...)))
+		f.Add([]byte(sse(llmtest.Payloads(data)...)))
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/llmtest"
 )
 
 // textReply is a one-chunk reply with text and finish reason STOP.
@@ -38,8 +39,7 @@ func sentRequest(t *testing.T, body []byte) map[string]any {
 }
 
 func TestRequestShape(t *testing.T) {
-	var rec recorder
-	srv := serve(t, "text/event-stream", []byte(textReply("ok")), nil, &rec)
+	srv := llmtest.ServeBody(t, isGenerate, "text/event-stream", []byte(textReply("ok")), nil)
 	budget := 512
 	p := newTestProvider(t, Config{BaseURL: srv.URL, APIKey: "k-123", Model: "models/gemini-x", ThinkingBudget: &budget, IncludeThoughts: true})
 	temp := 0.5
@@ -72,16 +72,14 @@ func TestRequestShape(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	rec.mu.Lock()
-	hreq := rec.reqs[0]
-	rec.mu.Unlock()
+	hreq := srv.Requests()[0]
 	if got, want := hreq.URL.String(), "/v1beta/models/gemini-x:streamGenerateContent?alt=sse"; got != want {
 		t.Errorf("URL %s, want %s", got, want)
 	}
 	if hreq.Header.Get("X-Goog-Api-Key") != "k-123" || hreq.URL.Query().Get("key") != "" {
 		t.Errorf("the key was not sent in x-goog-api-key alone: header %q, query %q", hreq.Header.Get("X-Goog-Api-Key"), hreq.URL.RawQuery)
 	}
-	got := sentRequest(t, rec.bodies()[0])
+	got := sentRequest(t, hreq.Body)
 	want := sentRequest(t, []byte(`{
 		"systemInstruction": {"parts": [{"text": "Be brief."}]},
 		"contents": [
@@ -123,17 +121,14 @@ func TestRequestShape(t *testing.T) {
 }
 
 func TestVertexRequest(t *testing.T) {
-	var rec recorder
-	srv := serve(t, "text/event-stream", []byte(textReply("ok")), nil, &rec)
+	srv := llmtest.ServeBody(t, isGenerate, "text/event-stream", []byte(textReply("ok")), nil)
 	var calls atomic.Int32
 	p := newTestProvider(t, Config{BaseURL: srv.URL, Model: "gemini-2.5-pro", Vertex: &Vertex{Project: "my-proj", Location: "europe-west4"},
 		TokenSource: func(ctx context.Context) (string, error) { calls.Add(1); return "tok-1", nil }})
 	if r := stream(t, p, goldenRequest); r.err != nil {
 		t.Fatal(r.err)
 	}
-	rec.mu.Lock()
-	hreq := rec.reqs[0]
-	rec.mu.Unlock()
+	hreq := srv.Requests()[0]
 	if got, want := hreq.URL.Path, "/v1/projects/my-proj/locations/europe-west4/publishers/google/models/gemini-2.5-pro:streamGenerateContent"; got != want {
 		t.Errorf("path %s, want %s", got, want)
 	}
@@ -229,7 +224,7 @@ func TestReplies(t *testing.T) {
 			wantText: "Reading.", wantStop: llm.StopMaxTokens, wantCalls: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := serve(t, "text/event-stream", []byte(tc.body), nil, nil)
+			srv := llmtest.ServeBody(t, isGenerate, "text/event-stream", []byte(tc.body), nil)
 			p := newTestProvider(t, Config{BaseURL: srv.URL, MaxRetries: -1})
 			r := stream(t, p, goldenRequest)
 			if tc.wantStop == "" {
@@ -258,8 +253,8 @@ func TestReplies(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
-	srv := serve(t, "text/event-stream", []byte(sse(`{"candidates":[{"content":{"parts":[{"text":"hi"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":100,"cachedContentTokenCount":60,"candidatesTokenCount":5,"thoughtsTokenCount":7}}`,
-		`{"usageMetadata":{"trafficType":"ON_DEMAND"}}`)), nil, nil)
+	srv := llmtest.ServeBody(t, isGenerate, "text/event-stream", []byte(sse(`{"candidates":[{"content":{"parts":[{"text":"hi"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":100,"cachedContentTokenCount":60,"candidatesTokenCount":5,"thoughtsTokenCount":7}}`,
+		`{"usageMetadata":{"trafficType":"ON_DEMAND"}}`)), nil)
 	r := stream(t, newTestProvider(t, Config{BaseURL: srv.URL}), goldenRequest)
 	if r.err != nil {
 		t.Fatal(r.err)
