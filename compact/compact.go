@@ -13,6 +13,7 @@ import (
 
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/tool"
 )
 
 // Defaults of [Config].
@@ -88,6 +89,11 @@ type Config struct {
 	// After, if set, runs after each compaction is recorded (a
 	// PostCompact hook).
 	After func(ctx context.Context, sessionID string, c *session.Compaction)
+	// Tools returns the spec of a tool by the name a session's turns give
+	// it, such as a run's [tool.Registry.Spec]: the ledger reads from the
+	// specs which calls wrote files and ran commands (see [BuildLedger]).
+	// Nil means the facts of wield's own tools.
+	Tools func(name string) (tool.Spec, bool)
 	// Logger receives diagnostics; nil discards them.
 	Logger *slog.Logger
 }
@@ -224,7 +230,7 @@ func (c *Compactor) compact(ctx context.Context, s *session.Session, st *session
 
 	sum := session.Compaction{Kind: session.CompactionSummary, Range: rng, Trigger: req.Trigger, Focus: req.Focus,
 		TokensBefore: before, Model: c.cfg.Model,
-		Ledger: BuildLedger(st, rng[0], rng[1], c.cfg.UserMessageTokens*4)}
+		Ledger: BuildLedger(st, rng[0], rng[1], c.cfg.UserMessageTokens*4, c.cfg.Tools)}
 	if err := st.CheckCompaction(session.Compaction{Kind: session.CompactionSummary, Range: rng, Summary: "-"}); err != nil {
 		return nil, fmt.Errorf("%w (%v)", ErrNothingToCompact, err)
 	}

@@ -452,7 +452,7 @@ func BenchmarkProjection(b *testing.B) {
 		b.Fatal(err)
 	}
 	if err := s.Compact(session.Compaction{Kind: session.CompactionSummary, Range: [2]int{1, n / 16 * 4}, Summary: "the first quarter",
-		Ledger: BuildLedger(s.State(), 1, n/16*4, 80_000)}); err != nil {
+		Ledger: BuildLedger(s.State(), 1, n/16*4, 80_000, nil)}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

@@ -9,6 +9,7 @@ import (
 	"github.com/wieldhq/wield/internal/textcut"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/tool"
 )
 
 // Limits of a ledger, per list: the newest entries are kept, and
@@ -24,25 +25,43 @@ const (
 	reportExcerpt = 600
 )
 
-// The tools whose results the ledger reads, by the names wield gives them
-// and the JSON their results carry (tools/fs and tools/shell).
-var (
-	writeTools = []string{"write_file", "replace"}
-	shellTools = []string{"run_shell_command"}
-)
+// builtinSpec returns the facts the ledger reads of wield's own tools
+// that write files and run commands, for a ledger built without the
+// run's tools: a session compacted offline. They mirror the tools' specs
+// (tools/fs, tools/shell), which a test checks.
+func builtinSpec(name string) (tool.Spec, bool) {
+	switch name {
+	case "write_file", "replace":
+		return tool.Spec{Name: name, Effect: tool.EffectWrite, KeyArgs: []string{"path"}}, true
+	case "run_shell_command":
+		return tool.Spec{Name: name, Effect: tool.EffectRun, KeyArgs: []string{"command"}}, true
+	}
+	return tool.Spec{}, false
+}
 
 // BuildLedger returns the ledger of timeline turns first..last of st (see
 // [session.State.Timeline]), computed from the turns, not from any
-// summary: the files written (write_file, replace) and read (read_file,
-// read_many_files, with line ranges), the shell commands with how they
-// ended, every failed or refused call, the child agents with their
-// sessions and reports, the session's todos, mode and plan, and the
-// user's messages verbatim, newest first within userBytes bytes (zero
-// means no limit).
+// summary: the files written (by the tools whose effect has
+// [tool.EffectWrite]: write_file, replace) and read (read_file,
+// read_many_files, with line ranges), the commands run (by the tools
+// whose effect has [tool.EffectRun] and whose first key argument is the
+// command line: run_shell_command) with how they ended, every failed or
+// refused call, the child agents with their sessions and reports, the
+// session's todos, mode and plan, and the user's messages verbatim,
+// newest first within userBytes bytes (zero means no limit).
+//
+// tools returns the spec of a tool by the name the turns give it
+// ([tool.Registry.Spec]); nil means the facts of wield's own tools. A
+// tool it does not know, or whose effect is unknown, is in none of the
+// lists of files and commands (its failures are still listed): the
+// ledger records only what it can read for certain.
 //
 // The fs tools' results carry no content hashes, so the ledger has none:
 // a file's entry says whether it was created and how many lines changed.
-func BuildLedger(st *session.State, first, last, userBytes int) *session.Ledger {
+func BuildLedger(st *session.State, first, last, userBytes int, tools func(name string) (tool.Spec, bool)) *session.Ledger {
+	if tools == nil {
+		tools = builtinSpec
+	}
 	l := &session.Ledger{Todos: slices.Clone(st.Todos), Mode: st.Mode, Plan: st.Plan}
 	args := map[string]json.RawMessage{}
 	written := map[string]int{} // path → index in l.FilesWritten
@@ -69,9 +88,10 @@ func BuildLedger(st *session.State, first, last, userBytes int) *session.Ledger 
 				l.Failures = append(l.Failures, session.FailedCall{Turn: n, Tool: t.Tool,
 					Arguments: excerpt(string(a), argsExcerpt), Error: excerpt(t.Output, errorExcerpt)})
 			}
+			spec, _ := tools(t.Tool)
 			switch {
-			case slices.Contains(writeTools, t.Tool) && t.Status == session.StatusSucceeded:
-				noteWrite(l, written, n, t, a)
+			case spec.Effect.Has(tool.EffectWrite) && t.Status == session.StatusSucceeded:
+				noteWrite(l, written, n, t, spec, a)
 			case t.Tool == "read_file" && t.Status == session.StatusSucceeded:
 				noteRead(l, read, t, a)
 			case t.Tool == "read_many_files" && t.Status == session.StatusSucceeded:
@@ -82,8 +102,8 @@ func BuildLedger(st *session.State, first, last, userBytes int) *session.Ledger 
 				for _, p := range in.Paths {
 					addRead(l, read, p, [2]int{})
 				}
-			case slices.Contains(shellTools, t.Tool):
-				noteCommand(l, n, t, a)
+			case spec.Effect.Has(tool.EffectRun) && len(spec.KeyArgs) > 0:
+				noteCommand(l, n, t, spec.KeyArgs[0], a)
 			}
 		case session.TurnAgentStarted:
 			children[t.CallID] = len(l.Children)
@@ -125,7 +145,7 @@ func newest[T any](l *session.Ledger, list []T, limit int) []T {
 	return list[len(list)-limit:]
 }
 
-func noteWrite(l *session.Ledger, written map[string]int, n int, t *session.Turn, a json.RawMessage) {
+func noteWrite(l *session.Ledger, written map[string]int, n int, t *session.Turn, spec tool.Spec, a json.RawMessage) {
 	var d struct {
 		Path    string `json:"path"`
 		Created bool   `json:"created"`
@@ -133,7 +153,7 @@ func noteWrite(l *session.Ledger, written map[string]int, n int, t *session.Turn
 		Removed int    `json:"removed"`
 	}
 	if json.Unmarshal(t.Data, &d) != nil || d.Path == "" {
-		d.Path = pathArg(a)
+		d.Path = cmpOr(stringArg(a, spec.KeyArgs), pathArg(a))
 	}
 	if d.Path == "" {
 		return
@@ -198,13 +218,11 @@ func mergeRange(rs [][2]int, r [2]int) [][2]int {
 	return out
 }
 
-func noteCommand(l *session.Ledger, n int, t *session.Turn, a json.RawMessage) {
-	var in struct {
-		Command string `json:"command"`
-	}
-	_ = json.Unmarshal(a, &in)
-	if in.Command == "" {
-		return // shell_output and shell_kill name a job, not a command
+// noteCommand records the command line in argument key of a call.
+func noteCommand(l *session.Ledger, n int, t *session.Turn, key string, a json.RawMessage) {
+	command := stringArg(a, []string{key})
+	if command == "" {
+		return
 	}
 	var d struct {
 		ExitCode *int   `json:"exit_code"`
@@ -215,7 +233,7 @@ func noteCommand(l *session.Ledger, n int, t *session.Turn, a json.RawMessage) {
 		JobID    string `json:"job_id"`
 	}
 	_ = json.Unmarshal(t.Data, &d)
-	c := session.CommandRun{Command: excerpt(in.Command, argsExcerpt), ExitCode: d.ExitCode, Turn: n}
+	c := session.CommandRun{Command: excerpt(command, argsExcerpt), ExitCode: d.ExitCode, Turn: n}
 	switch {
 	case d.ExitCode != nil:
 	case d.TimedOut:
@@ -228,6 +246,18 @@ func noteCommand(l *session.Ledger, n int, t *session.Turn, a json.RawMessage) {
 		c.Ended = "failed: " + excerpt(t.Output, argsExcerpt)
 	}
 	l.Commands = append(l.Commands, c)
+}
+
+// stringArg returns the string argument of a call named by the first of
+// keys, or "".
+func stringArg(a json.RawMessage, keys []string) string {
+	if len(keys) == 0 {
+		return ""
+	}
+	var in map[string]any
+	_ = json.Unmarshal(a, &in)
+	s, _ := in[keys[0]].(string)
+	return s
 }
 
 // pathArg returns the path argument of a file tool's call.
