@@ -241,12 +241,14 @@ func (p *progress) event(e agent.Event) {
 // added per child.
 func childTools(parent *tool.Registry, def *Definition) *tool.Registry {
 	var names []string
+	var specs []tool.Spec
 	for _, t := range parent.Tools() {
 		if n := t.Name(); n != ToolName && n != CompleteTaskName {
 			names = append(names, n)
+			specs = append(specs, t.Spec())
 		}
 	}
-	allowed := def.ToolsFrom(names)
+	allowed := def.ToolsOf(specs)
 	drop := []string{ToolName, CompleteTaskName}
 	for _, n := range names {
 		if !slices.Contains(allowed, n) {

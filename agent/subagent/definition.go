@@ -898,30 +898,48 @@ func jsonNode(dec *json.Decoder) (*yaml.Node, error) {
 // An entry is a tool name or a pattern with path.Match syntax ("*" any
 // run of characters, "?" one, "[a-z]" a class), such as mcp__github__* or
 // mcp_*. Claude Code's names (Read, Bash, Grep, …) stand for wield's
-// tools of the same job. An entry with arguments, "Bash(git:*)", allows
-// nothing when it is in Tools and takes the whole tool away when it is in
-// DisallowedTools: wield does not grant part of a tool here, and reads
-// the entry the narrowing way.
+// tools of the same job ([tool.FromClaudeCode]: with names alone there
+// are no specs to read aliases from; [Definition.ToolsOf] reads them). An
+// entry with arguments, "Bash(git:*)", allows nothing when it is in Tools
+// and takes the whole tool away when it is in DisallowedTools: wield does
+// not grant part of a tool here, and reads the entry the narrowing way.
 func (d *Definition) ToolsFrom(parent []string) []string {
+	specs := make([]tool.Spec, len(parent))
+	for i, name := range parent {
+		specs[i] = tool.Spec{Name: name}
+		for _, e := range slices.Concat(d.Tools, d.DisallowedTools) {
+			pattern, _, _ := toolEntry(e)
+			if w, ok := tool.FromClaudeCode(pattern); ok && w == name {
+				specs[i].Aliases = append(specs[i].Aliases, pattern)
+			}
+		}
+	}
+	return d.ToolsOf(specs)
+}
+
+// ToolsOf is [Definition.ToolsFrom] for the specs of the parent's tools:
+// an entry that is one of a tool's [tool.Spec.Aliases] (Claude Code's
+// Read, Bash) names that tool.
+func (d *Definition) ToolsOf(parent []tool.Spec) []string {
 	out := []string{}
-	for _, name := range parent {
-		if (d.Tools == nil || matchAny(d.Tools, name, true)) && !matchAny(d.DisallowedTools, name, false) {
-			out = append(out, name)
+	for _, t := range parent {
+		if (d.Tools == nil || matchAny(d.Tools, t, true)) && !matchAny(d.DisallowedTools, t, false) {
+			out = append(out, t.Name)
 		}
 	}
 	return out
 }
 
-func matchAny(entries []string, name string, allow bool) bool {
+func matchAny(entries []string, t tool.Spec, allow bool) bool {
 	for _, e := range entries {
 		pattern, _, hasSpec := toolEntry(e)
 		if hasSpec && allow {
 			continue
 		}
-		if a, ok := tool.FromClaudeCode(pattern); ok {
-			pattern = a
+		if slices.Contains(t.Aliases, pattern) {
+			return true
 		}
-		if ok, _ := path.Match(pattern, name); ok {
+		if ok, _ := path.Match(pattern, t.Name); ok {
 			return true
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/workspace"
 )
 
@@ -294,6 +295,33 @@ func TestDefinition_ToolsFrom(t *testing.T) {
 			d := &Definition{Tools: tt.tools, DisallowedTools: tt.disallowed}
 			if diff := cmp.Diff(tt.want, d.ToolsFrom(parent)); diff != "" {
 				t.Errorf("ToolsFrom (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDefinition_ToolsOf: with the parent's specs at hand, an entry names
+// a tool by the aliases its spec declares, whatever the tool is called.
+func TestDefinition_ToolsOf(t *testing.T) {
+	parent := []tool.Spec{
+		{Name: "sh", Aliases: []string{"Bash"}},
+		{Name: "cat", Aliases: []string{"Read"}},
+		{Name: "read_file"},
+	}
+	tests := []struct {
+		name              string
+		tools, disallowed []string
+		want              []string
+	}{
+		{"aliases", []string{"Read"}, nil, []string{"cat"}},
+		{"names", []string{"read_file", "sh"}, nil, []string{"sh", "read_file"}},
+		{"an alias with arguments takes the tool away", nil, []string{"Bash(rm:*)"}, []string{"cat", "read_file"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &Definition{Tools: tt.tools, DisallowedTools: tt.disallowed}
+			if diff := cmp.Diff(tt.want, d.ToolsOf(parent)); diff != "" {
+				t.Errorf("ToolsOf (-want +got):\n%s", diff)
 			}
 		})
 	}
