@@ -2,17 +2,11 @@ package anthropic
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/iotest"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/internal/wire"
@@ -50,119 +44,28 @@ func addStreamSeeds(f *testing.F, add func(string)) {
 	for _, s := range streamSeeds {
 		add(s)
 	}
-	files, _ := filepath.Glob(filepath.Join(fixturesDir, "*.chunks.txt"))
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		add(sse(llmtest.Payloads(data)...))
+	for _, body := range llmtest.RecordedStreams(f, "anthropic", func(p []string) []byte { return []byte(sse(p...)) }) {
+		add(string(body))
 	}
 }
 
-// outcome is a comparable summary of one read.
-type outcome struct {
-	Resp   *llm.Response
-	Err    string
-	Events []llm.Event
-}
-
-func readOutcome(r io.Reader, whole bool) outcome {
-	var o outcome
-	handle := func(e llm.Event) {
-		if e.ToolCall != nil {
-			c := *e.ToolCall
-			e.ToolCall = &c
-		}
-		o.Events = append(o.Events, e)
-	}
-	var err error
+// readerTest is what must hold of the stream reader, or of the reader of
+// whole replies with whole, for any body.
+func readerTest(whole bool) llmtest.ReaderTest {
+	read := readStream
 	if whole {
-		o.Resp, err = readResponse(r, &wire.Names{}, handle)
-	} else {
-		o.Resp, err = readStream(r, &wire.Names{}, handle)
+		read = readResponse
 	}
-	if err != nil {
-		o.Err = err.Error()
-		if !errors.Is(err, llm.ErrProtocol) {
-			if _, ok := errors.AsType[*llm.APIError](err); !ok {
-				o.Err = "unexpected error type: " + o.Err
-			}
-		}
+	return llmtest.ReaderTest{
+		Read: func(r io.Reader, handle func(llm.Event)) (*llm.Response, error) {
+			return read(r, &wire.Names{}, handle)
+		},
+		Thinking:     func(th llm.Thinking) bool { return th.Provider == providerName },
+		Stop:         true,
+		FinishReason: true,
+		CutCalls:     true,
+		Pieces:       true,
 	}
-	return o
-}
-
-// checkOutcome checks what holds for every reply the reader accepts or
-// rejects.
-func checkOutcome(t *testing.T, o outcome) {
-	t.Helper()
-	if strings.HasPrefix(o.Err, "unexpected error type") {
-		t.Fatal(o.Err)
-	}
-	for _, e := range o.Events {
-		if e.Kind != llm.EventToolCall && e.Text == "" {
-			t.Fatalf("empty %s event", e.Kind)
-		}
-	}
-	if o.Resp == nil {
-		if o.Err == "" {
-			t.Fatal("no response and no error")
-		}
-		for _, e := range o.Events {
-			if e.Kind == llm.EventToolCall {
-				t.Fatalf("tool call event %v for a failed reply", e.ToolCall)
-			}
-		}
-		return
-	}
-	var text, reasoning strings.Builder
-	var calls []llm.ToolCall
-	for _, e := range o.Events {
-		switch e.Kind {
-		case llm.EventText:
-			text.WriteString(e.Text)
-		case llm.EventReasoning:
-			reasoning.WriteString(e.Text)
-		case llm.EventToolCall:
-			calls = append(calls, *e.ToolCall)
-		}
-	}
-	m := o.Resp.Message
-	if text.String() != m.Content || reasoning.String() != m.Reasoning {
-		t.Fatalf("events %q / %q do not add up to the message %q / %q", text.String(), reasoning.String(), m.Content, m.Reasoning)
-	}
-	if diff := cmp.Diff(m.ToolCalls, calls); diff != "" {
-		t.Fatalf("tool call events differ from the message (-message +events):\n%s", diff)
-	}
-	for _, c := range m.ToolCalls {
-		if c.ID == "" || c.Name == "" || len(bytes.TrimSpace(c.Arguments)) == 0 {
-			t.Fatalf("incomplete tool call %+v", c)
-		}
-		if o.Resp.Stop == llm.StopMaxTokens && !json.Valid(c.Arguments) {
-			t.Fatalf("a cut-off call %+v kept at max_tokens", c)
-		}
-	}
-	for _, th := range m.Thinking {
-		if th.Provider != providerName {
-			t.Fatalf("thinking block of provider %q", th.Provider)
-		}
-	}
-	if m.Role != llm.RoleAssistant || o.Resp.Stop == "" || o.Resp.FinishReason == "" {
-		t.Fatalf("role %q, stop %q, finish reason %q", m.Role, o.Resp.Stop, o.Resp.FinishReason)
-	}
-}
-
-// chunks reads body in random pieces chosen by seed.
-func chunks(body []byte, seed uint64) io.Reader {
-	rng := rand.New(rand.NewPCG(seed, seed))
-	var rs []io.Reader
-	for rest := body; len(rest) > 0; {
-		n := 1 + rng.IntN(len(rest))
-		rs = append(rs, bytes.NewReader(rest[:n]))
-		rest = rest[n:]
-	}
-	return io.MultiReader(rs...)
 }
 
 // FuzzStream feeds arbitrary bodies to the stream reader, whole, one byte
@@ -170,18 +73,8 @@ func chunks(body []byte, seed uint64) io.Reader {
 // the same way, and whatever it returns must be well formed.
 func FuzzStream(f *testing.F) {
 	addStreamSeeds(f, func(s string) { f.Add([]byte(s), uint64(1)) })
-	f.Fuzz(func(t *testing.T, body []byte, seed uint64) {
-		whole := readOutcome(bytes.NewReader(body), false)
-		checkOutcome(t, whole)
-		bytewise := readOutcome(iotest.OneByteReader(bytes.NewReader(body)), false)
-		if diff := cmp.Diff(whole, bytewise); diff != "" {
-			t.Fatalf("reading one byte at a time differs (-whole +bytewise):\n%s", diff)
-		}
-		split := readOutcome(chunks(body, seed), false)
-		if diff := cmp.Diff(whole, split); diff != "" {
-			t.Fatalf("reading in pieces differs (-whole +pieces):\n%s", diff)
-		}
-	})
+	rt := readerTest(false)
+	f.Fuzz(func(t *testing.T, body []byte, seed uint64) { rt.CheckBody(t, body, seed) })
 }
 
 // FuzzResponse feeds arbitrary bodies to the reader of whole replies.
@@ -206,9 +99,8 @@ func FuzzResponse(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		checkOutcome(t, readOutcome(bytes.NewReader(body), true))
-	})
+	rt := readerTest(true)
+	f.Fuzz(func(t *testing.T, body []byte) { rt.Check(t, rt.Outcome(bytes.NewReader(body))) })
 }
 
 // FuzzErrorObject feeds arbitrary error objects to the parser of error

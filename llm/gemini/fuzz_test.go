@@ -2,16 +2,11 @@ package gemini
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"testing/iotest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -47,102 +42,24 @@ func addStreamSeeds(f *testing.F) {
 	for _, s := range streamSeeds {
 		f.Add([]byte(s))
 	}
-	dir, _ := os.Getwd()
-	files, _ := filepath.Glob(filepath.Join(dir, "..", "..", "..", "shared", "conformance", "llm-streams", "gemini", "*.chunks.txt"))
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add([]byte(sse(llmtest.Payloads(data)...)))
+	for _, body := range llmtest.RecordedStreams(f, "gemini", func(p []string) []byte { return []byte(sse(p...)) }) {
+		f.Add(body)
 	}
 }
 
-// outcome is a comparable summary of one read.
-type outcome struct {
-	Resp   *llm.Response
-	Err    string
-	Events []llm.Event
-}
-
-func readOutcome(r io.Reader) outcome {
-	var o outcome
-	handle := func(e llm.Event) {
-		if e.ToolCall != nil {
-			c := *e.ToolCall
-			e.ToolCall = &c
+// readerTest is what must hold of the reply reader for any body: a
+// stream, or a JSON array of replies (the answer without alt=sse).
+var readerTest = llmtest.ReaderTest{
+	Read: func(r io.Reader, handle func(llm.Event)) (*llm.Response, error) {
+		br := bufio.NewReader(r)
+		if startsJSON(br) {
+			return readResponse(br, &wire.Names{}, handle)
 		}
-		o.Events = append(o.Events, e)
-	}
-	br := bufioReader(r)
-	var err error
-	if startsJSON(br) {
-		o.Resp, err = readResponse(br, &wire.Names{}, handle)
-	} else {
-		o.Resp, err = readStream(br, &wire.Names{}, handle)
-	}
-	if err != nil {
-		o.Err = err.Error()
-		_, api := errors.AsType[*llm.APIError](err)
-		if !api && !errors.Is(err, llm.ErrProtocol) && !errors.Is(err, llm.ErrBlocked) {
-			o.Err = "unexpected error type: " + o.Err
-		}
-	}
-	return o
-}
-
-// checkOutcome checks what holds for every reply the reader accepts.
-func checkOutcome(t *testing.T, o outcome) {
-	t.Helper()
-	if strings.HasPrefix(o.Err, "unexpected error type") {
-		t.Fatal(o.Err)
-	}
-	if o.Resp == nil {
-		if o.Err == "" {
-			t.Fatal("no response and no error")
-		}
-		for _, e := range o.Events {
-			if e.Kind == llm.EventToolCall {
-				t.Fatalf("tool call event %v for a failed reply", e.ToolCall)
-			}
-		}
-		return
-	}
-	var text, reasoning strings.Builder
-	var calls []llm.ToolCall
-	for _, e := range o.Events {
-		switch e.Kind {
-		case llm.EventText:
-			text.WriteString(e.Text)
-		case llm.EventReasoning:
-			reasoning.WriteString(e.Text)
-		case llm.EventToolCall:
-			calls = append(calls, *e.ToolCall)
-		}
-		if e.Kind != llm.EventToolCall && e.Text == "" {
-			t.Fatalf("empty %s event", e.Kind)
-		}
-	}
-	m := o.Resp.Message
-	if text.String() != m.Content || reasoning.String() != m.Reasoning {
-		t.Fatalf("events %q / %q do not add up to the message %q / %q", text.String(), reasoning.String(), m.Content, m.Reasoning)
-	}
-	if diff := cmp.Diff(m.ToolCalls, calls); diff != "" {
-		t.Fatalf("tool call events differ from the message (-message +events):\n%s", diff)
-	}
-	for _, c := range m.ToolCalls {
-		if c.ID == "" || c.Name == "" || len(bytes.TrimSpace(c.Arguments)) == 0 {
-			t.Fatalf("incomplete tool call %+v", c)
-		}
-	}
-	for _, th := range m.Thinking {
-		if th.Provider != "gemini" || th.Signature == "" {
-			t.Fatalf("thinking block %+v", th)
-		}
-	}
-	if m.Role != llm.RoleAssistant || o.Resp.Stop == "" {
-		t.Fatalf("role %q, stop %q", m.Role, o.Resp.Stop)
-	}
+		return readStream(br, &wire.Names{}, handle)
+	},
+	Errors:   []error{llm.ErrBlocked},
+	Thinking: func(th llm.Thinking) bool { return th.Provider == "gemini" && th.Signature != "" },
+	Stop:     true,
 }
 
 // FuzzStream feeds arbitrary bodies to the reply reader, whole and one
@@ -150,14 +67,7 @@ func checkOutcome(t *testing.T, o outcome) {
 // whatever it accepts must be a well-formed reply.
 func FuzzStream(f *testing.F) {
 	addStreamSeeds(f)
-	f.Fuzz(func(t *testing.T, body []byte) {
-		whole := readOutcome(bytes.NewReader(body))
-		checkOutcome(t, whole)
-		bytewise := readOutcome(iotest.OneByteReader(bytes.NewReader(body)))
-		if diff := cmp.Diff(whole, bytewise); diff != "" {
-			t.Fatalf("reading one byte at a time differs (-whole +bytewise):\n%s", diff)
-		}
-	})
+	f.Fuzz(func(t *testing.T, body []byte) { readerTest.CheckBody(t, body, 0) })
 }
 
 // FuzzPartialArgs builds arguments from the partialArgs that stream an
@@ -254,6 +164,3 @@ func FuzzErrorBody(f *testing.F) {
 		}
 	})
 }
-
-// bufioReader wraps r as the provider reads a reply.
-func bufioReader(r io.Reader) *bufio.Reader { return bufio.NewReader(r) }

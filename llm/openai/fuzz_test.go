@@ -3,18 +3,15 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/internal/wire"
+	"github.com/wieldhq/wield/llm/llmtest"
 )
 
 // streamSeeds are bodies that reach the interesting paths of the stream
@@ -46,103 +43,21 @@ func addStreamSeeds(f *testing.F, add func(string)) {
 	for _, s := range streamSeeds {
 		add(s)
 	}
-	dir, _ := os.Getwd()
-	files, _ := filepath.Glob(filepath.Join(dir, "..", "..", "..", "shared", "conformance", "llm-streams", "openai-chat", "*.chunks.txt"))
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		var payloads []string
-		for line := range strings.Lines(string(data)) {
-			if line = strings.TrimSpace(line); line != "" {
-				payloads = append(payloads, line)
-			}
-		}
-		add(sse(payloads...))
+	for _, body := range llmtest.RecordedStreams(f, "openai-chat", func(p []string) []byte { return []byte(sse(p...)) }) {
+		add(string(body))
 	}
 }
 
-// outcome is a comparable summary of one read.
-type outcome struct {
-	Resp   *llm.Response
-	Err    string
-	Events []llm.Event
-}
-
-func readOutcome(r io.Reader, whole bool) outcome {
-	var o outcome
-	handle := func(e llm.Event) {
-		if e.ToolCall != nil {
-			c := *e.ToolCall
-			e.ToolCall = &c
-		}
-		o.Events = append(o.Events, e)
-	}
-	var err error
+// readerTest is what must hold of the chat completions stream reader, or
+// of the reader of whole replies with whole, for any body.
+func readerTest(whole bool) llmtest.ReaderTest {
+	read := readStream
 	if whole {
-		o.Resp, err = readResponse(r, &wire.Names{}, handle)
-	} else {
-		o.Resp, err = readStream(r, &wire.Names{}, handle)
+		read = readResponse
 	}
-	if err != nil {
-		o.Err = err.Error()
-		if !errors.Is(err, llm.ErrProtocol) {
-			if _, ok := errors.AsType[*llm.APIError](err); !ok {
-				o.Err = "unexpected error type: " + o.Err
-			}
-		}
-	}
-	return o
-}
-
-// checkOutcome checks what holds for every reply the reader accepts.
-func checkOutcome(t *testing.T, o outcome) {
-	t.Helper()
-	if strings.HasPrefix(o.Err, "unexpected error type") {
-		t.Fatal(o.Err)
-	}
-	if o.Resp == nil {
-		if o.Err == "" {
-			t.Fatal("no response and no error")
-		}
-		for _, e := range o.Events {
-			if e.Kind == llm.EventToolCall {
-				t.Fatalf("tool call event %v for a failed reply", e.ToolCall)
-			}
-		}
-		return
-	}
-	var text, reasoning strings.Builder
-	var calls []llm.ToolCall
-	for _, e := range o.Events {
-		switch e.Kind {
-		case llm.EventText:
-			text.WriteString(e.Text)
-		case llm.EventReasoning:
-			reasoning.WriteString(e.Text)
-		case llm.EventToolCall:
-			calls = append(calls, *e.ToolCall)
-		}
-		if e.Kind != llm.EventToolCall && e.Text == "" {
-			t.Fatalf("empty %s event", e.Kind)
-		}
-	}
-	m := o.Resp.Message
-	if text.String() != m.Content || reasoning.String() != m.Reasoning {
-		t.Fatalf("events %q / %q do not add up to the message %q / %q", text.String(), reasoning.String(), m.Content, m.Reasoning)
-	}
-	if diff := cmp.Diff(m.ToolCalls, calls); diff != "" {
-		t.Fatalf("tool call events differ from the message (-message +events):\n%s", diff)
-	}
-	for _, c := range m.ToolCalls {
-		if c.ID == "" || c.Name == "" || len(bytes.TrimSpace(c.Arguments)) == 0 {
-			t.Fatalf("incomplete tool call %+v", c)
-		}
-	}
-	if m.Role != llm.RoleAssistant {
-		t.Fatalf("role %q", m.Role)
-	}
+	return llmtest.ReaderTest{Read: func(r io.Reader, handle func(llm.Event)) (*llm.Response, error) {
+		return read(r, &wire.Names{}, handle)
+	}}
 }
 
 // FuzzStream feeds arbitrary bodies to the stream reader, whole and one
@@ -150,14 +65,8 @@ func checkOutcome(t *testing.T, o outcome) {
 // whatever it accepts must be a well-formed reply.
 func FuzzStream(f *testing.F) {
 	addStreamSeeds(f, func(s string) { f.Add([]byte(s)) })
-	f.Fuzz(func(t *testing.T, body []byte) {
-		whole := readOutcome(bytes.NewReader(body), false)
-		checkOutcome(t, whole)
-		bytewise := readOutcome(iotest.OneByteReader(bytes.NewReader(body)), false)
-		if diff := cmp.Diff(whole, bytewise); diff != "" {
-			t.Fatalf("reading one byte at a time differs (-whole +bytewise):\n%s", diff)
-		}
-	})
+	rt := readerTest(false)
+	f.Fuzz(func(t *testing.T, body []byte) { rt.CheckBody(t, body, 0) })
 }
 
 // FuzzResponse feeds arbitrary bodies to the reader of whole replies.
@@ -173,9 +82,8 @@ func FuzzResponse(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		checkOutcome(t, readOutcome(bytes.NewReader(body), true))
-	})
+	rt := readerTest(true)
+	f.Fuzz(func(t *testing.T, body []byte) { rt.Check(t, rt.Outcome(bytes.NewReader(body))) })
 }
 
 // FuzzStreamError feeds arbitrary error objects to the in-stream error

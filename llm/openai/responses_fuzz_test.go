@@ -2,63 +2,32 @@ package openai
 
 import (
 	"bytes"
-	"errors"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
-	"testing/iotest"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/internal/wire"
+	"github.com/wieldhq/wield/llm/llmtest"
 )
 
-// readResponsesOutcome reads a Responses API body, streamed or whole.
-func readResponsesOutcome(r io.Reader, whole bool) outcome {
-	var o outcome
-	handle := func(e llm.Event) {
-		if e.ToolCall != nil {
-			c := *e.ToolCall
-			e.ToolCall = &c
-		}
-		o.Events = append(o.Events, e)
-	}
-	var err error
+// responsesReaderTest is what must hold of the Responses stream reader,
+// or of the reader of whole Responses replies with whole, for any body:
+// beyond a chat reply's, every thinking block is OpenAI's and can be sent
+// back, and the stop reason is set.
+func responsesReaderTest(whole bool) llmtest.ReaderTest {
+	read := readResponsesStream
 	if whole {
-		o.Resp, err = readResponsesWhole(r, &wire.Names{}, handle)
-	} else {
-		o.Resp, err = readResponsesStream(r, &wire.Names{}, handle)
+		read = readResponsesWhole
 	}
-	if err != nil {
-		o.Err = err.Error()
-		if !errors.Is(err, llm.ErrProtocol) {
-			if _, ok := errors.AsType[*llm.APIError](err); !ok {
-				o.Err = "unexpected error type: " + o.Err
-			}
-		}
-	}
-	return o
-}
-
-// checkResponsesOutcome adds to checkOutcome what holds for Responses
-// replies: every thinking block is OpenAI's and can be sent back, and the
-// stop reason is set.
-func checkResponsesOutcome(t *testing.T, o outcome) {
-	t.Helper()
-	checkOutcome(t, o)
-	if o.Resp == nil {
-		return
-	}
-	for _, th := range o.Resp.Message.Thinking {
-		if th.Provider != "openai" || th.ID == "" {
-			t.Fatalf("thinking block %+v cannot be sent back", th)
-		}
-	}
-	if o.Resp.Stop == "" {
-		t.Fatal("no stop reason")
+	return llmtest.ReaderTest{
+		Read: func(r io.Reader, handle func(llm.Event)) (*llm.Response, error) {
+			return read(r, &wire.Names{}, handle)
+		},
+		Thinking: func(th llm.Thinking) bool { return th.Provider == "openai" && th.ID != "" },
+		Stop:     true,
+		Pieces:   true,
 	}
 }
 
@@ -98,25 +67,8 @@ func FuzzResponsesStream(f *testing.F) {
 	for _, s := range responsesSeeds(f) {
 		f.Add(s, uint64(1))
 	}
-	f.Fuzz(func(t *testing.T, body []byte, seed uint64) {
-		whole := readResponsesOutcome(bytes.NewReader(body), false)
-		checkResponsesOutcome(t, whole)
-		bytewise := readResponsesOutcome(iotest.OneByteReader(bytes.NewReader(body)), false)
-		if diff := cmp.Diff(whole, bytewise); diff != "" {
-			t.Fatalf("reading one byte at a time differs (-whole +bytewise):\n%s", diff)
-		}
-		rng := rand.New(rand.NewPCG(seed, seed))
-		var parts []io.Reader
-		for rest := body; len(rest) > 0; {
-			n := 1 + rng.IntN(len(rest))
-			parts = append(parts, iotest.HalfReader(bytes.NewReader(rest[:n])))
-			rest = rest[n:]
-		}
-		pieces := readResponsesOutcome(io.MultiReader(parts...), false)
-		if diff := cmp.Diff(whole, pieces); diff != "" {
-			t.Fatalf("reading in random pieces differs (-whole +pieces):\n%s", diff)
-		}
-	})
+	rt := responsesReaderTest(false)
+	f.Fuzz(func(t *testing.T, body []byte, seed uint64) { rt.CheckBody(t, body, seed) })
 }
 
 // FuzzResponsesWhole feeds arbitrary bodies to the reader of whole
@@ -133,7 +85,6 @@ func FuzzResponsesWhole(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		checkResponsesOutcome(t, readResponsesOutcome(bytes.NewReader(body), true))
-	})
+	rt := responsesReaderTest(true)
+	f.Fuzz(func(t *testing.T, body []byte) { rt.Check(t, rt.Outcome(bytes.NewReader(body))) })
 }
