@@ -26,7 +26,17 @@ func library(pkg string) bool {
 			return false
 		}
 	}
-	return pkg != "." && pkg != ""
+	return pkg != ""
+}
+
+// relative returns an import path of the module relative to it ("." for
+// the module's root package, package wield), and whether it is the
+// module's.
+func relative(imp string) (string, bool) {
+	if imp == module {
+		return ".", true
+	}
+	return strings.CutPrefix(imp, module+"/")
 }
 
 // foundation packages (and those below them, such as llm/openai and
@@ -87,7 +97,9 @@ func goList(t *testing.T) map[string][]string {
 		if len(f) == 0 {
 			continue
 		}
-		pkgs[strings.TrimPrefix(strings.TrimPrefix(f[0], module), "/")] = f[1:]
+		if rel, ok := relative(f[0]); ok {
+			pkgs[rel] = f[1:]
+		}
 	}
 	return pkgs
 }
@@ -148,7 +160,7 @@ func TestArchitecture(t *testing.T) {
 		}
 		var deps []string
 		for _, imp := range imports {
-			if rel, ok := strings.CutPrefix(imp, module+"/"); ok {
+			if rel, ok := relative(imp); ok {
 				deps = append(deps, rel)
 			}
 		}

@@ -1,4 +1,4 @@
-package main
+package wield
 
 import (
 	"log/slog"

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,19 +11,19 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/sandbox"
 	"github.com/wieldhq/wield/sandbox/egress"
-	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/askmodel"
 	"github.com/wieldhq/wield/tools/code"
 	"github.com/wieldhq/wield/tools/shell"
 )
 
 // codeState is what code execution and the second-model tool keep for
-// one wield process: the flags, the sandbox (made on first use, as
-// probing for it starts bwrap and takes tens of milliseconds) and the
-// run_code sessions, whose scratch directories close removes.
+// one wield process: the flags and the sandbox (made on first use, as
+// probing for it starts bwrap and takes tens of milliseconds), whose
+// egress proxy close stops.
 type codeState struct {
 	sandbox  bool     // --sandbox: shell commands run in the sandbox
 	network  bool     // --sandbox-network
@@ -40,7 +39,6 @@ type codeState struct {
 	sb         *sandbox.Sandbox
 	proxy      *egress.Proxy // nil without an allow list
 	sbErr      error
-	sessions   *code.Sessions
 }
 
 // register adds the flags, which every command that builds tools heeds.
@@ -99,17 +97,12 @@ func (s *codeState) Run(ctx context.Context, c *sandbox.Command) (*sandbox.Resul
 	return sb.Run(ctx, c)
 }
 
-// close removes the scratch directories of run_code's sessions and
-// stops the egress proxy.
+// close stops the egress proxy.
 func (s *codeState) close() error {
-	var errs []error
-	if s.sessions != nil {
-		errs = append(errs, s.sessions.Close())
-	}
 	if s.proxy != nil {
-		errs = append(errs, s.proxy.Close())
+		return s.proxy.Close()
 	}
-	return errors.Join(errs...)
+	return nil
 }
 
 // codeDeps is what a run gives the code tools: the provider factory of
@@ -178,14 +171,12 @@ func (g *globals) shellConfig(cfg shell.Config) (shell.Config, error) {
 // codeCommands returns the commands of code execution and the second-model tool.
 func (g *globals) codeCommands() []*cobra.Command { return nil }
 
-// codeTools returns run_code and ask_model, built with deps.
-func (g *globals) codeTools(deps toolDeps) []*tool.Tool {
+// codeConfig sets the configuration of run_code and ask_model in cfg:
+// the sandbox (made on first use) and the models ask_model may ask.
+func (g *globals) codeConfig(cfg *wield.ToolsConfig, deps toolDeps) {
 	settings, err := g.codeSettings()
 	if err != nil {
 		g.logger().Warn("code tools", "err", err)
-	}
-	if g.code.sessions == nil {
-		g.code.sessions = code.NewSessions(0)
 	}
 	d := deps.code
 	if d.models == nil {
@@ -195,10 +186,8 @@ func (g *globals) codeTools(deps toolDeps) []*tool.Tool {
 	if settings.AskModel != "" {
 		d.model = settings.AskModel
 	}
-	return []*tool.Tool{
-		code.NewRunCode(code.Config{Sandbox: &g.code, Network: settings.SandboxNetwork, Hosts: settings.Sandbox.Network, Sessions: g.code.sessions}),
-		askmodel.New(askmodel.Config{Models: d.models, Model: d.model, Logger: g.logger()}),
-	}
+	cfg.Code = code.Config{Sandbox: &g.code, Network: settings.SandboxNetwork, Hosts: settings.Sandbox.Network}
+	cfg.AskModel = askmodel.Config{Models: d.models, Model: d.model}
 }
 
 // configModels returns a factory that resolves models as --model does,

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/desktop"
 )
 
@@ -68,11 +67,11 @@ func (s *desktopState) config(getenv func(string) string) (desktop.Config, bool,
 // tool is offered by run, chat, call and mcp with --desktop.
 func (g *globals) desktopCommands() []*cobra.Command { return nil }
 
-// desktopTools returns the desktop tool when --desktop (or
+// desktopOn returns the desktop when --desktop (or
 // WIELD_DESKTOP=1, or --desktop-display) asks for it. Its programs run in
 // the sandbox when this machine has one; the display starts on the first
 // call and stops when wield exits ([globals.close]).
-func (g *globals) desktopTools(deps toolDeps) []*tool.Tool {
+func (g *globals) desktopOn() *desktop.Desktop {
 	cfg, enabled, err := g.desktop.config(os.Getenv)
 	if err != nil {
 		g.logger().Warn("desktop tool not offered", "err", err)
@@ -82,7 +81,7 @@ func (g *globals) desktopTools(deps toolDeps) []*tool.Tool {
 		return nil
 	}
 	if g.desktop.d != nil {
-		return g.desktop.d.Tools()
+		return g.desktop.d
 	}
 	// xgb logs to stderr when no $XAUTHORITY names a cookie; the desktop
 	// presents its own.
@@ -104,7 +103,7 @@ func (g *globals) desktopTools(deps toolDeps) []*tool.Tool {
 		return nil
 	}
 	g.desktop.d = d
-	return d.Tools()
+	return d
 }
 
 // close stops the desktop's display and the programs on it.

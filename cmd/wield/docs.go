@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/retrieval"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/docs"
@@ -22,7 +23,7 @@ import (
 // with embeddings when the environment configures them (see memory.go).
 func (g *globals) docsLibrary(ws string) (*retrieval.Library, error) {
 	cfg := retrieval.Config{Dir: workspace.Layout{Root: ws}.Index(), Logger: g.logger()}
-	if e := envEmbedder(); e != nil {
+	if e := wield.Embedder(os.Getenv); e != nil {
 		cfg.Embedder, cfg.EmbeddingModel = e, e.Model
 	}
 	return retrieval.New(cfg)
@@ -49,10 +50,10 @@ func (g *globals) docsTools(deps toolDeps) []*tool.Tool {
 	return docs.Tools(docs.Config{Library: lib})
 }
 
-const docsEmbeddingsHelp = `Search ranks passages with BM25. Set ` + envEmbeddingsURL + ` (an
-OpenAI-compatible API base) and ` + envEmbeddingsModel + ` to give passages
+const docsEmbeddingsHelp = `Search ranks passages with BM25. Set ` + wield.EnvEmbeddingsURL + ` (an
+OpenAI-compatible API base) and ` + wield.EnvEmbeddingsModel + ` to give passages
 embeddings too, when they are indexed; searches then fuse both rankings by
-reciprocal rank. The key is ` + envEmbeddingsKey + `, else OPENAI_API_KEY.`
+reciprocal rank. The key is ` + wield.EnvEmbeddingsKey + `, else OPENAI_API_KEY.`
 
 // openDocs returns the workspace's root and document library.
 func (g *globals) openDocs() (*os.Root, *retrieval.Library, error) {

@@ -21,7 +21,6 @@ import (
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/skill"
 	"github.com/wieldhq/wield/tool"
-	"github.com/wieldhq/wield/tools/askuser"
 	"github.com/wieldhq/wield/tools/env"
 	skilltools "github.com/wieldhq/wield/tools/skills"
 	"github.com/wieldhq/wield/workspace"
@@ -139,31 +138,6 @@ func (g *globals) extensionCommands() []*cobra.Command {
 	return []*cobra.Command{newSkillsCommand(g), newPluginCommand(g)}
 }
 
-// extensionTools returns the skill tools, list_plugins, get_env and
-// request_env, built with deps. Secrets the user gives request_env go to
-// the process's SecretSet, which a run's session store hides (see
-// extendRun). The MCP servers of trusted plugins are added to the MCP
-// manager here, before the registry mounts it.
-func (g *globals) extensionTools(deps toolDeps) []*tool.Tool {
-	ws, _ := g.workspace()
-	x := g.extensions(ws)
-	cfg := skilltools.Config{Catalog: g.skillCatalog(ws), Sessions: deps.store, Budget: skill.Budget(x.window)}
-	if ws != "" {
-		cfg.ProjectDir = workspace.Layout{Root: ws}.Skills()
-	}
-	ts := skilltools.Tools(cfg)
-	ts = append(ts, skilltools.ListPlugins(skilltools.PluginListerFunc(listPluginInfo)))
-	ecfg := env.Config{Vars: x.vars, Secrets: x.secrets}
-	if deps.asker != nil {
-		ecfg.Asker = envAsker{deps.asker}
-	}
-	ts = append(ts, env.Tools(ecfg)...)
-	if ws != "" && !g.noMCP {
-		g.addPluginServers(g.mcpManager(ws))
-	}
-	return ts
-}
-
 // addPluginServers adds the MCP servers of the trusted plugins to mgr,
 // named PLUGIN_SERVER.
 func (g *globals) addPluginServers(mgr *mcp.Manager) {
@@ -176,23 +150,6 @@ func (g *globals) addPluginServers(mgr *mcp.Manager) {
 			}
 		}
 	}
-}
-
-// envAsker asks request_env's questions through ask_user's asker: a
-// person at the terminal types the value.
-type envAsker struct{ a askuser.Asker }
-
-func (e envAsker) AskEnv(ctx context.Context, r env.Request) (env.Answer, error) {
-	text := fmt.Sprintf("The agent asks for a value of %s for this session: %s\nType the value, or nothing to decline.", r.Name, r.Reason)
-	if r.Secret {
-		text += " It is kept secret: the model, the session's journal and the output never show it."
-	}
-	ans, err := e.a.Ask(ctx, askuser.Question{Text: text})
-	if err != nil {
-		return env.Answer{}, err
-	}
-	v := strings.TrimSpace(ans.Text)
-	return env.Answer{Value: v, Declined: v == ""}, nil
 }
 
 // listPluginInfo lists the installed plugins for list_plugins.

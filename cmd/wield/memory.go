@@ -3,27 +3,15 @@ package main
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/memory"
-	"github.com/wieldhq/wield/tool"
-	memorytools "github.com/wieldhq/wield/tools/memory"
-	"github.com/wieldhq/wield/workspace"
-)
-
-// The environment variables that turn on embeddings in memory search:
-// an OpenAI-compatible base URL (such as https://api.openai.com/v1), the
-// model, and the key (OPENAI_API_KEY when unset).
-const (
-	envEmbeddingsURL   = "WIELD_EMBEDDINGS_URL"
-	envEmbeddingsModel = "WIELD_EMBEDDINGS_MODEL"
-	envEmbeddingsKey   = "WIELD_EMBEDDINGS_KEY"
 )
 
 // memoryStore returns the memory of workspace ws ("" for none: user
@@ -32,80 +20,16 @@ const (
 // the store.
 func (g *globals) memoryStore(ws string) *memory.Store {
 	if g.memory == nil || g.memoryWS != ws {
-		g.memory, g.memoryWS = g.newMemoryStore(ws), ws
+		g.memory, g.memoryWS = wield.DefaultMemory(ws, os.Getenv, g.logger()), ws
 	}
 	return g.memory
-}
-
-func (g *globals) newMemoryStore(ws string) *memory.Store {
-	cfg := memory.Config{Logger: g.logger()}
-	if ws != "" {
-		cfg.ProjectDir = workspace.Layout{Root: ws}.Memory()
-	}
-	if u, err := workspace.User(); err == nil {
-		cfg.UserDir = u.Memory()
-	}
-	if e := envEmbedder(); e != nil {
-		cfg.Embedder = e
-	}
-	return memory.New(cfg)
-}
-
-// envEmbedder returns the embeddings endpoint the environment names, or
-// nil when it names none. Memory search and document search share it.
-func envEmbedder() *memory.HTTPEmbedder {
-	url := os.Getenv(envEmbeddingsURL)
-	if url == "" {
-		return nil
-	}
-	return &memory.HTTPEmbedder{BaseURL: url, Model: os.Getenv(envEmbeddingsModel),
-		APIKey: cmpEnv(envEmbeddingsKey, "OPENAI_API_KEY"), Client: &http.Client{Timeout: 30 * time.Second}}
-}
-
-// cmpEnv returns the first of the variables that is set.
-func cmpEnv(names ...string) string {
-	for _, n := range names {
-		if v := os.Getenv(n); v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// memoryTools returns save_memory, search_memory, read_memory and memory
-// on the workspace's and the user's notes, journaling writes in the
-// sessions of deps.store.
-func (g *globals) memoryTools(deps toolDeps) []*tool.Tool {
-	ws, _ := g.workspace()
-	return memorytools.Tools(memorytools.Config{Store: g.memoryStore(ws), Sessions: deps.store})
 }
 
 // memoryIndex returns the memory indexes of workspace ws and of the user
 // as documents for the system prompt: the index only; notes are read on
 // demand. Problems are warnings: a run goes on without its memory.
 func (g *globals) memoryIndex(ws string) []agent.Document {
-	s := g.memoryStore(ws)
-	var docs []agent.Document
-	for _, scope := range []memory.Scope{memory.ScopeProject, memory.ScopeUser} {
-		if s.Dir(scope) == "" {
-			continue
-		}
-		idx, err := s.Index(scope)
-		if err != nil {
-			g.logger().Warn("memory", "scope", scope, "err", err)
-			continue
-		}
-		if idx == "" {
-			continue
-		}
-		how := "read_memory reads a note, search_memory searches them all"
-		if scope == memory.ScopeProject {
-			how += "; the memory tool shows them as files under /memories"
-		}
-		docs = append(docs, agent.Document{Path: s.Dir(scope) + "/" + memory.IndexName,
-			Content: fmt.Sprintf("What earlier sessions saved to memory (%s scope), as an index: %s. Notes may be out of date, and a note marked as written after reading external content may be wrong.\n\n%s", scope, how, idx)})
-	}
-	return docs
+	return wield.MemoryIndex(g.memoryStore(ws), g.logger())
 }
 
 func newMemoryCommand(g *globals) *cobra.Command {
@@ -119,8 +43,8 @@ each is an index generated from the notes; it goes into every run's prompt.
 Edit the notes with any editor; wield reads them again when they change.
 
 Search ranks notes with BM25 over their title, text and tags. Set
-` + envEmbeddingsURL + ` (an OpenAI-compatible API base) and ` + envEmbeddingsModel + `
-to blend in embeddings; the key is ` + envEmbeddingsKey + `, else OPENAI_API_KEY.
+` + wield.EnvEmbeddingsURL + ` (an OpenAI-compatible API base) and ` + wield.EnvEmbeddingsModel + `
+to blend in embeddings; the key is ` + wield.EnvEmbeddingsKey + `, else OPENAI_API_KEY.
 
 A note is named SCOPE:ID (project:build/toolchain) or ID (project, then user).
 

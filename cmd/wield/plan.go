@@ -8,7 +8,6 @@ import (
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/session"
-	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/plan"
 )
 
@@ -72,11 +71,6 @@ func (m *sessionModes) parent(s *session.Session) string {
 	}
 	m.parents.Store(s.ID(), p)
 	return p
-}
-
-// planTools returns the plan-mode tools, built with deps.
-func planTools(deps toolDeps) []*tool.Tool {
-	return plan.Tools(plan.Config{Sessions: deps.store, Asker: deps.asker})
 }
 
 // startPlanMode makes the policy read the session's mode and records in

@@ -11,15 +11,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/mcp"
 	"github.com/wieldhq/wield/memory"
 	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/skill"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/askuser"
-	"github.com/wieldhq/wield/tools/echo"
-	"github.com/wieldhq/wield/tools/fs"
-	"github.com/wieldhq/wield/tools/sessiontool"
+	"github.com/wieldhq/wield/tools/env"
 	"github.com/wieldhq/wield/tools/shell"
+	skilltools "github.com/wieldhq/wield/tools/skills"
 	"github.com/wieldhq/wield/workspace"
 )
 
@@ -29,9 +30,9 @@ type globals struct {
 	toolsFile   []string
 	verbose     bool
 	noMCP       bool
-	outputState // --debug, --tty and the log: see render_log.go
-	jobs        *shell.Jobs
-	code        codeState // see code.go
+	outputState               // --debug, --tty and the log: see render_log.go
+	box         wield.Toolbox // wield's own tools and their shell jobs
+	code        codeState     // see code.go
 	mcp         *mcp.Manager
 	memory      *memory.Store // of memoryWS: see memory.go
 	memoryWS    string
@@ -155,40 +156,39 @@ type toolDeps struct {
 }
 
 // builtinTools returns wield's own tools, in display order, built with
-// deps. The shell's job table is made on first use and closed by
-// [globals.close].
+// deps by the process's toolbox (see package wield), which
+// [globals.close] closes.
 func (g *globals) builtinTools(deps toolDeps) ([]*tool.Tool, error) {
-	if g.jobs == nil {
-		jobs, err := shell.NewJobs(nil)
-		if err != nil {
-			return nil, err
-		}
-		g.jobs = jobs
-	}
-	fsCfg := fs.Config{}
-	if deps.store != nil {
-		fsCfg.Sessions = deps.store
-		fsCfg.Recorder = deps.store // the undo ledger: see undo.go
-	}
-	ts := []*tool.Tool{echo.New()}
-	ts = append(ts, fs.Tools(fsCfg)...)
 	ws, _ := g.workspace()
-	shellCfg, err := g.shellConfig(shell.Config{Jobs: g.jobs, Supervisor: shellSupervisor(), Env: g.shellEnv(), GitHooks: g.trusted(ws)}) // --sandbox: see code.go
+	shellCfg, err := g.shellConfig(shell.Config{Supervisor: shellSupervisor()}) // --sandbox: see code.go
 	if err != nil {
 		return nil, err
 	}
-	ts = append(ts, shell.Tools(shellCfg)...)
-	ts = append(ts, askuser.New(deps.asker))
-	ts = append(ts, webTools(os.Getenv, g.logger())...)
-	ts = append(ts, gitTools(os.Getenv, g.logger(), g.trusted(ws))...) // hooks only when trusted: see project.go
-	ts = append(ts, planTools(deps)...)
-	ts = append(ts, g.memoryTools(deps)...)    // see memory.go
-	ts = append(ts, g.undoTools(deps)...)      // undo.go
-	ts = append(ts, g.codeTools(deps)...)      // code.go
-	ts = append(ts, g.docsTools(deps)...)      // docs.go
-	ts = append(ts, g.extensionTools(deps)...) // extensions.go
-	ts = append(ts, g.desktopTools(deps)...)   // desktop.go
-	return append(ts, sessiontool.Tools(deps.store)...), nil
+	x := g.extensions(ws)
+	cfg := wield.ToolsConfig{
+		Workspace:   ws,
+		Trusted:     g.trusted(ws), // hooks only when trusted: see project.go
+		Store:       deps.store,
+		Asker:       deps.asker,
+		Logger:      g.logger(),
+		Shell:       shellCfg,
+		Memory:      g.memoryStore(ws), // see memory.go
+		Skills:      g.skillCatalog(ws),
+		SkillBudget: skill.Budget(x.window),
+		Plugins:     skilltools.PluginListerFunc(listPluginInfo),
+		Env:         env.Config{Vars: x.vars, Secrets: x.secrets},
+		Desktop:     g.desktopOn(), // desktop.go
+	}
+	g.codeConfig(&cfg, deps) // code.go
+	if lib, err := g.docsLibrary(ws); err != nil {
+		g.logger().Warn("documents", "err", err)
+	} else {
+		cfg.Documents = lib
+	}
+	if ws != "" && !g.noMCP {
+		g.addPluginServers(g.mcpManager(ws)) // extensions.go
+	}
+	return g.box.Tools(cfg)
 }
 
 // close releases what commands left running: every background shell job
@@ -198,9 +198,7 @@ func (g *globals) close() error {
 	if g.mcp != nil {
 		errs = append(errs, g.mcp.Close())
 	}
-	if g.jobs != nil {
-		errs = append(errs, g.jobs.Close())
-	}
+	errs = append(errs, g.box.Close())
 	errs = append(errs, g.code.close())
 	errs = append(errs, g.desktop.close())
 	errs = append(errs, g.tracing.close()) // after the MCP servers' last calls

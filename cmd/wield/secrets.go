@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/llm/catalog"
 	"github.com/wieldhq/wield/mcp"
 	"github.com/wieldhq/wield/session"
@@ -37,12 +38,12 @@ type namedSecret struct {
 	name, value string
 }
 
-// githubTokenVars are the variables gitTools reads the GitHub token from
-// (see githubToken): all of them are hidden, whichever is used.
+// githubTokenVars are the variables the GitHub tools read their token from
+// (see package wield): all of them are hidden, whichever is used.
 var githubTokenVars = []string{"GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"}
 
-// searchKeyVars are the web search backends' keys (see searcher in
-// web.go); searchURLVars are endpoints whose URL may hold a password.
+// searchKeyVars are the web search backends' keys (see webSearcher in
+// package wield); searchURLVars are endpoints whose URL may hold a password.
 var (
 	searchKeyVars = []string{"BRAVE_API_KEY", "TAVILY_API_KEY"}
 	searchURLVars = []string{"SEARXNG_URL"}
@@ -75,7 +76,7 @@ var otlpHeaderVars = []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_
 // values are left out. The same value may be listed under two names.
 func knownSecrets(getenv func(string) string, cat *catalog.Catalog, servers map[string]mcp.ServerConfig) []namedSecret {
 	out := envSecrets(getenv, providerKeyVars(cat)...)
-	out = append(out, envSecrets(getenv, envEmbeddingsKey, "WIELD_MCP_TOKEN")...)
+	out = append(out, envSecrets(getenv, wield.EnvEmbeddingsKey, "WIELD_MCP_TOKEN")...)
 	out = append(out, envSecrets(getenv, githubTokenVars...)...)
 	out = append(out, envSecrets(getenv, searchKeyVars...)...)
 	add := func(name, value string) {
@@ -91,7 +92,7 @@ func knownSecrets(getenv func(string) string, cat *catalog.Catalog, servers map[
 			add(n, v)
 		}
 	}
-	_, host := githubServer(getenv)
+	host := wield.GitHubHost(getenv)
 	for _, h := range slices.Compact([]string{host, "github.com"}) {
 		add("the token gh keeps for "+h, ghKeptToken(getenv, h))
 	}

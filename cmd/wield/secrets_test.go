@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/llm/catalog"
 	"github.com/wieldhq/wield/mcp"
 	"github.com/wieldhq/wield/session"
@@ -97,7 +98,7 @@ func TestKnownSecretsAreHiddenEverywhere(t *testing.T) {
 	if len(tests) < 5 {
 		t.Fatalf("only %d key variables in the catalogue", len(tests))
 	}
-	for _, v := range append(append([]string{envEmbeddingsKey, "WIELD_MCP_TOKEN"}, githubTokenVars...), searchKeyVars...) {
+	for _, v := range append(append([]string{wield.EnvEmbeddingsKey, "WIELD_MCP_TOKEN"}, githubTokenVars...), searchKeyVars...) {
 		tests = append(tests, source{name: v, env: map[string]string{v: " " + value + "\n"}, secret: value})
 	}
 	tests = append(tests,

@@ -18,23 +18,12 @@ import (
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/ledger"
 	"github.com/wieldhq/wield/session"
-	"github.com/wieldhq/wield/tool"
-	"github.com/wieldhq/wield/tools/change"
 	"github.com/wieldhq/wield/workspace"
 )
 
 // undoCommands returns the commands of the change ledger: undo and rewind.
 func (g *globals) undoCommands() []*cobra.Command {
 	return []*cobra.Command{newUndoCommand(g), newRewindCommand(g)}
-}
-
-// undoTools returns the tools of the change ledger: begin_change and
-// end_change, built with deps.
-func (g *globals) undoTools(deps toolDeps) []*tool.Tool {
-	if deps.store == nil {
-		return change.Tools(change.Config{})
-	}
-	return change.Tools(change.Config{Sessions: deps.store})
 }
 
 // undoFlags are the flags undo and rewind share.
