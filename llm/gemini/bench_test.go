@@ -9,7 +9,6 @@ import (
 
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/internal/wire"
-	"github.com/wieldhq/wield/llm/internal/wire/wiretest"
 	"github.com/wieldhq/wield/llm/llmtest"
 )
 
@@ -65,7 +64,7 @@ func BenchmarkReadStream(b *testing.B) {
 // as in a conversation that grows, where the last message of the round
 // before is sent again; the history must not grow here.)
 func BenchmarkBuildRequest(b *testing.B) {
-	wiretest.BenchmarkBuild(b, "gemini-test", func() wiretest.Build {
+	llmtest.BenchmarkBuild(b, "gemini-test", func() llmtest.Build {
 		p, err := New(Config{BaseURL: "http://127.0.0.1:1", APIKey: "k"})
 		if err != nil {
 			b.Fatal(err)

@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"testing"
 
 	"google.golang.org/genai"
 
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/internal/wire"
-	"github.com/wieldhq/wield/llm/internal/wire/wiretest"
+	"github.com/wieldhq/wield/llm/llmtest"
 )
 
 // oldContents converts the conversation the way buildRequest did before
@@ -59,6 +58,17 @@ func oldContents(msgs []llm.Message, names *wire.Names) (*content, []*content, e
 		}
 	}
 	return system, out, nil
+}
+
+// build returns the build of p's request bodies.
+func build(p *Provider) llmtest.Build {
+	return func(req *llm.Request) ([]byte, error) {
+		c, err := p.buildRequest(req)
+		if err != nil {
+			return nil, err
+		}
+		return c.body.Bytes(), nil
+	}
 }
 
 // sdkBody is the oracle for buildRequest: the whole request encoded in
@@ -167,25 +177,10 @@ func TestBuildRequestMatchesTheOracle(t *testing.T) {
 			if seed%4 == 3 {
 				p.enc.Max = 2 << 10
 			}
-			conv := randomConversation(r, 12)
-			for n := 0; n <= len(conv); n += 1 + r.IntN(3) {
-				req := &llm.Request{Model: "gemini-test", Messages: conv[:n], Tools: tools[:r.IntN(len(tools)+1)], MaxTokens: 50 * r.IntN(2)}
-				got, err := p.buildRequest(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var gv, wv any
-				if err := json.Unmarshal(got.body.Bytes(), &gv); err != nil {
-					t.Fatalf("the body is not JSON: %v\n%s", err, got.body.Bytes())
-				}
-				want := sdkBody(t, p, req)
-				if err := json.Unmarshal(want, &wv); err != nil {
-					t.Fatal(err)
-				}
-				if !reflect.DeepEqual(gv, wv) {
-					t.Fatalf("%d messages: the body differs from the oracle's\n got %s\nwant %s", n, got.body.Bytes(), want)
-				}
+			request := func(msgs []llm.Message) *llm.Request {
+				return &llm.Request{Model: "gemini-test", Messages: msgs, Tools: tools[:r.IntN(len(tools)+1)], MaxTokens: 50 * r.IntN(2)}
 			}
+			llmtest.Oracle(t, r, randomConversation(r, 12), 0, request, build(p), func(req *llm.Request) ([]byte, error) { return sdkBody(t, p, req), nil })
 		})
 	}
 }
@@ -232,25 +227,14 @@ func buildIncrementally(t *testing.T, seed, stream uint64) {
 	for k := range convs {
 		convs[k] = randomConversation(r, 10+r.IntN(10))
 	}
-	incremental := func(req *llm.Request) ([]byte, error) {
-		c, err := p.buildRequest(req)
-		if err != nil {
-			return nil, err
-		}
-		return c.body.Bytes(), nil
-	}
 	fromScratch := func(req *llm.Request) ([]byte, error) {
 		fresh, err := New(cfg)
 		if err != nil {
 			return nil, err
 		}
-		c, err := fresh.buildRequest(req)
-		if err != nil {
-			return nil, err
-		}
-		return c.body.Bytes(), nil
+		return build(fresh)(req)
 	}
-	wiretest.Incremental(t, r, convs, 3, "gemini-test", providerName, tools, incremental, fromScratch)
+	llmtest.Incremental(t, r, convs, 3, "gemini-test", providerName, tools, build(p), fromScratch)
 }
 
 // TestBuildRequestRunsChangeShape sends, in turn, conversations whose
@@ -259,15 +243,6 @@ func buildIncrementally(t *testing.T, seed, stream uint64) {
 // scratch: an encoding kept for a run must not serve a run of other
 // messages or other calls.
 func TestBuildRequestRunsChangeShape(t *testing.T) {
-	build := func(p *Provider) wiretest.Build {
-		return func(req *llm.Request) ([]byte, error) {
-			c, err := p.buildRequest(req)
-			if err != nil {
-				return nil, err
-			}
-			return c.body.Bytes(), nil
-		}
-	}
 	newProvider := func() *Provider {
 		p, err := New(Config{BaseURL: "http://127.0.0.1:1", APIKey: "k"})
 		if err != nil {
@@ -276,5 +251,5 @@ func TestBuildRequestRunsChangeShape(t *testing.T) {
 		return p
 	}
 	p := newProvider()
-	wiretest.RunsChangeShape(t, "gemini-test", build(p), func(req *llm.Request) ([]byte, error) { return build(newProvider())(req) })
+	llmtest.RunsChangeShape(t, "gemini-test", build(p), func(req *llm.Request) ([]byte, error) { return build(newProvider())(req) })
 }

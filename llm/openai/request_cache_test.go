@@ -16,6 +16,7 @@ import (
 
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/internal/wire"
+	"github.com/wieldhq/wield/llm/llmtest"
 	"github.com/wieldhq/wield/schema"
 )
 
@@ -135,28 +136,21 @@ func TestBuildRequestMatchesTheSDK(t *testing.T) {
 			if seed%4 == 3 {
 				p.enc.Max = 2 << 10 // small: the cache starts over often
 			}
-			conv := randomConversation(r, 12)
-			for n := 2; n <= len(conv); n += 1 + r.IntN(3) {
-				req := &llm.Request{Model: []string{"m", "n"}[r.IntN(2)], Messages: conv[:n], Tools: tools, MaxTokens: 100 * (n % 2)}
+			request := func(msgs []llm.Message) *llm.Request {
+				req := &llm.Request{Model: []string{"m", "n"}[r.IntN(2)], Messages: msgs, Tools: tools, MaxTokens: 100 * (len(msgs) % 2)}
 				if temp := []float64{0, 0.5, 1}[r.IntN(4)%3]; r.IntN(2) == 0 {
 					req.Temperature = &temp
 				}
-				got, err := p.buildRequest(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var gv, wv any
-				if err := json.Unmarshal(got.body.Bytes(), &gv); err != nil {
-					t.Fatalf("the body is not JSON: %v\n%s", err, got.body.Bytes())
-				}
-				want := sdkBody(t, p, req)
-				if err := json.Unmarshal(want, &wv); err != nil {
-					t.Fatal(err)
-				}
-				if !reflect.DeepEqual(gv, wv) {
-					t.Fatalf("%d messages: the body differs from the SDK's\n got %s\nwant %s", n, got.body.Bytes(), want)
-				}
+				return req
 			}
+			build := func(req *llm.Request) ([]byte, error) {
+				c, err := p.buildRequest(req)
+				if err != nil {
+					return nil, err
+				}
+				return c.body.Bytes(), nil
+			}
+			llmtest.Oracle(t, r, randomConversation(r, 12), 2, request, build, func(req *llm.Request) ([]byte, error) { return sdkBody(t, p, req), nil })
 		})
 	}
 }
@@ -270,24 +264,17 @@ func TestBuildResponsesRequestMatchesTheSDK(t *testing.T) {
 					conv[i].Thinking = []llm.Thinking{{Provider: providerName, ID: fmt.Sprint("resp_", i), Signature: ResponseMarker}}
 				}
 			}
-			for n := 1; n <= len(conv); n += 1 + r.IntN(3) {
-				req := &llm.Request{Model: "m", Messages: conv[:n], Tools: tools[:r.IntN(len(tools)+1)]}
-				got, err := p.buildResponsesRequest(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var gv, wv any
-				if err := json.Unmarshal(got.body.Bytes(), &gv); err != nil {
-					t.Fatalf("the body is not JSON: %v\n%s", err, got.body.Bytes())
-				}
-				want := sdkResponsesBody(t, p, req)
-				if err := json.Unmarshal(want, &wv); err != nil {
-					t.Fatal(err)
-				}
-				if !reflect.DeepEqual(gv, wv) {
-					t.Fatalf("%d messages: the body differs from the SDK's\n got %s\nwant %s", n, got.body.Bytes(), want)
-				}
+			request := func(msgs []llm.Message) *llm.Request {
+				return &llm.Request{Model: "m", Messages: msgs, Tools: tools[:r.IntN(len(tools)+1)]}
 			}
+			build := func(req *llm.Request) ([]byte, error) {
+				c, err := p.buildResponsesRequest(req)
+				if err != nil {
+					return nil, err
+				}
+				return c.body.Bytes(), nil
+			}
+			llmtest.Oracle(t, r, conv, 1, request, build, func(req *llm.Request) ([]byte, error) { return sdkResponsesBody(t, p, req), nil })
 		})
 	}
 }

@@ -1,16 +1,11 @@
-// Package wiretest holds what the providers' tests of incremental request
-// building share: edits a caller may make to a conversation between
-// rounds, a driver that checks every body built round by round against
-// one built from scratch, the conversations whose runs of tool results
-// change shape, and the benchmark of one round's build. It is for tests
-// only.
-package wiretest
+package llmtest
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -108,6 +103,37 @@ func Incremental(t testing.TB, r *rand.Rand, convs [2][]llm.Message, keep int, m
 		}
 		if !bytes.Equal(got, want) {
 			t.Fatalf("round %d, %d messages: the body differs from the one built from scratch\n got %s\nwant %s", round, len(req.Messages), got, want)
+		}
+	}
+}
+
+// Oracle sends to build the requests that request makes of conv[:n], for
+// n from first up to len(conv) in steps of one to three that r chooses,
+// and fails t when a body, decoded as JSON, is not the one oracle (a build
+// in one piece, the plain way) makes of the same request: so that a
+// provider that builds its bodies from cached pieces builds what a plain
+// encoding would.
+func Oracle(t testing.TB, r *rand.Rand, conv []llm.Message, first int, request func([]llm.Message) *llm.Request, build, oracle Build) {
+	t.Helper()
+	for n := first; n <= len(conv); n += 1 + r.IntN(3) {
+		req := request(conv[:n])
+		got, err := build(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gv, wv any
+		if err := json.Unmarshal(got, &gv); err != nil {
+			t.Fatalf("the body is not JSON: %v\n%s", err, got)
+		}
+		want, err := oracle(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(want, &wv); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(gv, wv) {
+			t.Fatalf("%d messages: the body differs from the oracle's\n got %s\nwant %s", n, got, want)
 		}
 	}
 }
