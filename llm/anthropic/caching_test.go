@@ -40,8 +40,8 @@ func runSession(t *testing.T, noCache bool) (total, last llm.Usage) {
 			}
 			return out
 		})
-		total = total.Add(r.resp.Usage)
-		last = r.resp.Usage
+		total = total.Add(r.Resp.Usage)
+		last = r.Resp.Usage
 	}
 	if got := srv.Usage(); got != total {
 		t.Errorf("the server reported %+v in all, the provider %+v", got, total)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/anthropic/anthropictest"
+	"github.com/wieldhq/wield/llm/llmtest"
 	"github.com/wieldhq/wield/llm/replay"
 )
 
@@ -26,7 +27,7 @@ type conversation struct {
 	t    *testing.T
 	p    *Provider
 	req  llm.Request
-	resp []result
+	resp []llmtest.Result
 }
 
 func newConversation(t *testing.T, p *Provider, task string) *conversation {
@@ -38,16 +39,16 @@ func newConversation(t *testing.T, p *Provider, task string) *conversation {
 
 // round sends the conversation and appends the reply; results answers the
 // reply's tool calls, in the order given.
-func (c *conversation) round(results func([]llm.ToolCall) []llm.Message) result {
+func (c *conversation) round(results func([]llm.ToolCall) []llm.Message) llmtest.Result {
 	c.t.Helper()
-	r := stream(c.t, c.p, &c.req)
-	if r.err != nil {
-		c.t.Fatalf("round %d: %v", len(c.resp)+1, r.err)
+	r := llmtest.Stream(c.t, c.p, &c.req)
+	if r.Err != nil {
+		c.t.Fatalf("round %d: %v", len(c.resp)+1, r.Err)
 	}
 	c.resp = append(c.resp, r)
-	c.req.Messages = append(c.req.Messages, r.resp.Message)
+	c.req.Messages = append(c.req.Messages, r.Resp.Message)
 	if results != nil {
-		c.req.Messages = append(c.req.Messages, results(r.resp.Message.ToolCalls)...)
+		c.req.Messages = append(c.req.Messages, results(r.Resp.Message.ToolCalls)...)
 	}
 	return r
 }
@@ -70,17 +71,17 @@ func TestTwoRoundToolCall(t *testing.T) {
 	c := newConversation(t, p, "What module is this?")
 
 	r1 := c.round(answer)
-	m := r1.resp.Message
-	if r1.resp.Stop != llm.StopToolUse || m.Content != "Let me look." || len(m.ToolCalls) != 1 {
-		t.Fatalf("round 1: stop %q, text %q, calls %+v", r1.resp.Stop, m.Content, m.ToolCalls)
+	m := r1.Resp.Message
+	if r1.Resp.Stop != llm.StopToolUse || m.Content != "Let me look." || len(m.ToolCalls) != 1 {
+		t.Fatalf("round 1: stop %q, text %q, calls %+v", r1.Resp.Stop, m.Content, m.ToolCalls)
 	}
 	call := m.ToolCalls[0]
 	if call.Name != "fs.read" || string(call.Arguments) != `{"path":"go.mod"}` || !strings.HasPrefix(call.ID, "toolu_") {
 		t.Errorf("call %+v, want fs.read {\"path\":\"go.mod\"} with an id", call)
 	}
 	r2 := c.round(nil)
-	if r2.resp.Stop != llm.StopEnd || r2.resp.Message.Content != "It is module x." {
-		t.Errorf("round 2: stop %q, text %q", r2.resp.Stop, r2.resp.Message.Content)
+	if r2.Resp.Stop != llm.StopEnd || r2.Resp.Message.Content != "It is module x." {
+		t.Errorf("round 2: stop %q, text %q", r2.Resp.Stop, r2.Resp.Message.Content)
 	}
 
 	reqs := srv.Requests()
@@ -139,15 +140,15 @@ func TestParallelToolCalls(t *testing.T) {
 		return out
 	})
 	var ids []string
-	for _, call := range r.resp.Message.ToolCalls {
+	for _, call := range r.Resp.Message.ToolCalls {
 		ids = append(ids, call.ID+" "+call.Name+" "+string(call.Arguments))
 	}
 	want := []string{`toolu_a fs.read {"path":"a.go"}`, `toolu_b fs.read {"path":"b.go"}`, `toolu_c clock {}`}
 	if diff := cmp.Diff(want, ids); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}
-	if len(r.calls) != 3 {
-		t.Errorf("%d tool call events, want 3", len(r.calls))
+	if len(r.Calls) != 3 {
+		t.Errorf("%d tool call events, want 3", len(r.Calls))
 	}
 	c.round(nil)
 	msgs := srv.Requests()[1].Messages
@@ -174,7 +175,7 @@ func TestThinkingCarriedToTheNextRound(t *testing.T) {
 	c := newConversation(t, p, "What module is this?")
 	c.req.Temperature = &temp
 	r := c.round(answer)
-	m := r.resp.Message
+	m := r.Resp.Message
 	wantThinking := []llm.Thinking{
 		{Provider: "anthropic", Text: "The user wants the module. I should read go.mod.", Signature: "EqQBCkYIAxgCIkD"},
 		{Provider: "anthropic", Redacted: "EmwKAhgBEgy3va3pzix"},
@@ -182,8 +183,8 @@ func TestThinkingCarriedToTheNextRound(t *testing.T) {
 	if diff := cmp.Diff(wantThinking, m.Thinking); diff != "" {
 		t.Errorf("thinking blocks (-want +got):\n%s", diff)
 	}
-	if m.Reasoning != wantThinking[0].Text || r.reason != m.Reasoning {
-		t.Errorf("reasoning %q, events %q; want the thinking text", m.Reasoning, r.reason)
+	if m.Reasoning != wantThinking[0].Text || r.Reasoning != m.Reasoning {
+		t.Errorf("reasoning %q, events %q; want the thinking text", m.Reasoning, r.Reasoning)
 	}
 	// Blocks of another provider, and one without a signature, are not sent.
 	last := &c.req.Messages[2]
@@ -254,12 +255,12 @@ func TestRetries(t *testing.T) {
 			srv := anthropictest.NewServer(t, []replay.Entry{{Round: 1, Text: "Hello."}}, &anthropictest.Options{Faults: []anthropictest.Fault{tt.fault}})
 			var log logRecords
 			p := newTestProvider(t, Config{BaseURL: srv.URL, Logger: slog.New(&log)})
-			r := stream(t, p, helloRequest)
-			if r.err != nil {
-				t.Fatal(r.err)
+			r := llmtest.Stream(t, p, helloRequest)
+			if r.Err != nil {
+				t.Fatal(r.Err)
 			}
-			if r.resp.Message.Content != "Hello." || r.text != "Hello." {
-				t.Errorf("text %q, events %q; want Hello. once", r.resp.Message.Content, r.text)
+			if r.Resp.Message.Content != "Hello." || r.Text != "Hello." {
+				t.Errorf("text %q, events %q; want Hello. once", r.Resp.Message.Content, r.Text)
 			}
 			if n := len(srv.Requests()); n != 2 {
 				t.Errorf("%d requests, want 2", n)
@@ -281,19 +282,19 @@ func TestMaxTokensStop(t *testing.T) {
 			{ID: "toolu_2", Name: "fs.read", Arguments: json.RawMessage(`"{\"path\": \"b.`)}, // cut off
 		}}}, nil)
 	p := newTestProvider(t, Config{BaseURL: srv.URL})
-	r := stream(t, p, &llm.Request{Messages: helloRequest.Messages, Tools: []llm.ToolDef{readTool}, MaxTokens: 300})
-	if r.err != nil {
-		t.Fatal(r.err)
+	r := llmtest.Stream(t, p, &llm.Request{Messages: helloRequest.Messages, Tools: []llm.ToolDef{readTool}, MaxTokens: 300})
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
-	if r.resp.Stop != llm.StopMaxTokens || r.resp.FinishReason != "max_tokens" {
-		t.Errorf("stop %q (%q), want max_tokens", r.resp.Stop, r.resp.FinishReason)
+	if r.Resp.Stop != llm.StopMaxTokens || r.Resp.FinishReason != "max_tokens" {
+		t.Errorf("stop %q (%q), want max_tokens", r.Resp.Stop, r.Resp.FinishReason)
 	}
-	if r.resp.Message.Content != "I will read both files" {
-		t.Errorf("text %q, want it kept", r.resp.Message.Content)
+	if r.Resp.Message.Content != "I will read both files" {
+		t.Errorf("text %q, want it kept", r.Resp.Message.Content)
 	}
-	calls := r.resp.Message.ToolCalls
-	if len(calls) != 1 || calls[0].ID != "toolu_1" || len(r.calls) != 1 {
-		t.Errorf("calls %+v (events %+v), want only the complete one", calls, r.calls)
+	calls := r.Resp.Message.ToolCalls
+	if len(calls) != 1 || calls[0].ID != "toolu_1" || len(r.Calls) != 1 {
+		t.Errorf("calls %+v (events %+v), want only the complete one", calls, r.Calls)
 	}
 	if got := srv.Requests()[0].MaxTokens; got != 300 {
 		t.Errorf("max_tokens %d, want the request's 300", got)
@@ -304,12 +305,12 @@ func TestMalformedEvent(t *testing.T) {
 	srv := anthropictest.NewServer(t, []replay.Entry{{Round: 1, Text: "Hello."}},
 		&anthropictest.Options{Faults: []anthropictest.Fault{{Request: 1, Malformed: true}}})
 	p := newTestProvider(t, Config{BaseURL: srv.URL})
-	r := stream(t, p, helloRequest)
-	if !errors.Is(r.err, llm.ErrProtocol) || r.resp != nil {
-		t.Fatalf("Stream = %v, %v; want no response and an error wrapping ErrProtocol", r.resp, r.err)
+	r := llmtest.Stream(t, p, helloRequest)
+	if !errors.Is(r.Err, llm.ErrProtocol) || r.Resp != nil {
+		t.Fatalf("Stream = %v, %v; want no response and an error wrapping ErrProtocol", r.Resp, r.Err)
 	}
-	if !strings.Contains(r.err.Error(), "stream event 4") {
-		t.Errorf("error %q does not name the event", r.err)
+	if !strings.Contains(r.Err.Error(), "stream event 4") {
+		t.Errorf("error %q does not name the event", r.Err)
 	}
 	if n := len(srv.Requests()); n != 1 {
 		t.Errorf("%d requests, want 1: a broken reply is not retried", n)
@@ -347,18 +348,18 @@ func TestErrors(t *testing.T) {
 			}
 			srv := anthropictest.NewServer(t, []replay.Entry{tt.entry}, &anthropictest.Options{Key: tt.key, Faults: faults})
 			p := newTestProvider(t, Config{BaseURL: srv.URL})
-			r := stream(t, p, helloRequest)
-			apiErr, ok := errors.AsType[*llm.APIError](r.err)
-			if !ok || apiErr.Status != tt.status || r.resp != nil {
-				t.Fatalf("Stream = %v, %v; want an APIError with status %d", r.resp, r.err, tt.status)
+			r := llmtest.Stream(t, p, helloRequest)
+			apiErr, ok := errors.AsType[*llm.APIError](r.Err)
+			if !ok || apiErr.Status != tt.status || r.Resp != nil {
+				t.Fatalf("Stream = %v, %v; want an APIError with status %d", r.Resp, r.Err, tt.status)
 			}
 			for _, w := range tt.want {
-				if !strings.Contains(r.err.Error(), w) {
-					t.Errorf("error %q does not say %q", r.err, w)
+				if !strings.Contains(r.Err.Error(), w) {
+					t.Errorf("error %q does not say %q", r.Err, w)
 				}
 			}
-			if strings.Contains(r.err.Error(), testKey) {
-				t.Errorf("error %q shows the key", r.err)
+			if strings.Contains(r.Err.Error(), testKey) {
+				t.Errorf("error %q shows the key", r.Err)
 			}
 			if n := len(srv.Requests()); n != 1+tt.retries {
 				t.Errorf("%d requests, want %d", n, 1+tt.retries)
@@ -389,8 +390,8 @@ func TestCancelMidStream(t *testing.T) {
 func TestRefusal(t *testing.T) {
 	srv := anthropictest.NewServer(t, []replay.Entry{{Round: 1, FinishReason: "refusal"}}, nil)
 	p := newTestProvider(t, Config{BaseURL: srv.URL})
-	r := stream(t, p, helloRequest)
-	if r.err != nil || r.resp.Stop != llm.StopRefusal {
-		t.Fatalf("Stream = %+v, %v; want a refusal", r.resp, r.err)
+	r := llmtest.Stream(t, p, helloRequest)
+	if r.Err != nil || r.Resp.Stop != llm.StopRefusal {
+		t.Fatalf("Stream = %+v, %v; want a refusal", r.Resp, r.Err)
 	}
 }

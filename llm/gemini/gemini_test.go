@@ -68,9 +68,9 @@ func TestRequestShape(t *testing.T) {
 			{Role: llm.RoleUser, Content: "Thanks."},
 		},
 	}
-	r := stream(t, p, req)
-	if r.err != nil {
-		t.Fatal(r.err)
+	r := llmtest.Stream(t, p, req)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	hreq := srv.Requests()[0]
 	if got, want := hreq.URL.String(), "/v1beta/models/gemini-x:streamGenerateContent?alt=sse"; got != want {
@@ -125,8 +125,8 @@ func TestVertexRequest(t *testing.T) {
 	var calls atomic.Int32
 	p := newTestProvider(t, Config{BaseURL: srv.URL, Model: "gemini-2.5-pro", Vertex: &Vertex{Project: "my-proj", Location: "europe-west4"},
 		TokenSource: func(ctx context.Context) (string, error) { calls.Add(1); return "tok-1", nil }})
-	if r := stream(t, p, goldenRequest); r.err != nil {
-		t.Fatal(r.err)
+	if r := llmtest.Stream(t, p, goldenRequest); r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	hreq := srv.Requests()[0]
 	if got, want := hreq.URL.Path, "/v1/projects/my-proj/locations/europe-west4/publishers/google/models/gemini-2.5-pro:streamGenerateContent"; got != want {
@@ -226,27 +226,27 @@ func TestReplies(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := llmtest.ServeBody(t, isGenerate, "text/event-stream", []byte(tc.body), nil)
 			p := newTestProvider(t, Config{BaseURL: srv.URL, MaxRetries: -1})
-			r := stream(t, p, goldenRequest)
+			r := llmtest.Stream(t, p, goldenRequest)
 			if tc.wantStop == "" {
-				if r.err == nil {
-					t.Fatalf("Stream succeeded with %+v, want an error", r.resp.Message)
+				if r.Err == nil {
+					t.Fatalf("Stream succeeded with %+v, want an error", r.Resp.Message)
 				}
-				if tc.wantErr != nil && !errors.Is(r.err, tc.wantErr) {
-					t.Errorf("error %v does not wrap %v", r.err, tc.wantErr)
+				if tc.wantErr != nil && !errors.Is(r.Err, tc.wantErr) {
+					t.Errorf("error %v does not wrap %v", r.Err, tc.wantErr)
 				}
-				if !strings.Contains(r.err.Error(), tc.wantText) {
-					t.Errorf("error %q does not say %q", r.err, tc.wantText)
+				if !strings.Contains(r.Err.Error(), tc.wantText) {
+					t.Errorf("error %q does not say %q", r.Err, tc.wantText)
 				}
-				if r.resp != nil || len(r.calls) > 0 {
+				if r.Resp != nil || len(r.Calls) > 0 {
 					t.Errorf("a failed reply gave a response or tool calls")
 				}
 				return
 			}
-			if r.err != nil {
-				t.Fatal(r.err)
+			if r.Err != nil {
+				t.Fatal(r.Err)
 			}
-			if r.resp.Message.Content != tc.wantText || r.resp.Stop != tc.wantStop || len(r.resp.Message.ToolCalls) != tc.wantCalls {
-				t.Errorf("content %q, stop %q, %d calls; want %q, %q, %d", r.resp.Message.Content, r.resp.Stop, len(r.resp.Message.ToolCalls), tc.wantText, tc.wantStop, tc.wantCalls)
+			if r.Resp.Message.Content != tc.wantText || r.Resp.Stop != tc.wantStop || len(r.Resp.Message.ToolCalls) != tc.wantCalls {
+				t.Errorf("content %q, stop %q, %d calls; want %q, %q, %d", r.Resp.Message.Content, r.Resp.Stop, len(r.Resp.Message.ToolCalls), tc.wantText, tc.wantStop, tc.wantCalls)
 			}
 		})
 	}
@@ -255,13 +255,13 @@ func TestReplies(t *testing.T) {
 func TestUsage(t *testing.T) {
 	srv := llmtest.ServeBody(t, isGenerate, "text/event-stream", []byte(sse(`{"candidates":[{"content":{"parts":[{"text":"hi"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":100,"cachedContentTokenCount":60,"candidatesTokenCount":5,"thoughtsTokenCount":7}}`,
 		`{"usageMetadata":{"trafficType":"ON_DEMAND"}}`)), nil)
-	r := stream(t, newTestProvider(t, Config{BaseURL: srv.URL}), goldenRequest)
-	if r.err != nil {
-		t.Fatal(r.err)
+	r := llmtest.Stream(t, newTestProvider(t, Config{BaseURL: srv.URL}), goldenRequest)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	want := llm.Usage{InputTokens: 100, CachedTokens: 60, OutputTokens: 12, ReasoningTokens: 7}
-	if r.resp.Usage != want {
-		t.Errorf("usage %+v, want %+v", r.resp.Usage, want)
+	if r.Resp.Usage != want {
+		t.Errorf("usage %+v, want %+v", r.Resp.Usage, want)
 	}
 }
 
@@ -279,9 +279,9 @@ func TestRetryDelayFromTheErrorBody(t *testing.T) {
 	// The backoff alone would wait an hour: only the retryDelay can make
 	// this test finish.
 	p := newTestProvider(t, Config{BaseURL: srv.URL, RetryBase: time.Hour, MaxRetryWait: time.Hour})
-	r := stream(t, p, goldenRequest)
-	if r.err != nil || r.resp.Message.Content != "done" || n.Load() != 2 {
-		t.Fatalf("Stream = %v after %d requests, want success on the second", r.err, n.Load())
+	r := llmtest.Stream(t, p, goldenRequest)
+	if r.Err != nil || r.Resp.Message.Content != "done" || n.Load() != 2 {
+		t.Fatalf("Stream = %v after %d requests, want success on the second", r.Err, n.Load())
 	}
 
 	// A delay longer than MaxRetryWait fails at once and says why.
@@ -293,10 +293,10 @@ func TestRetryDelayFromTheErrorBody(t *testing.T) {
 	}))
 	defer srv2.Close()
 	p = newTestProvider(t, Config{BaseURL: srv2.URL})
-	r = stream(t, p, goldenRequest)
-	apiErr, ok := errors.AsType[*llm.APIError](r.err)
-	if !ok || apiErr.RetryAfter != time.Hour || n.Load() != 1 || !strings.Contains(r.err.Error(), "RESOURCE_EXHAUSTED: Quota exceeded") {
-		t.Fatalf("err = %v after %d requests; want one request, RetryAfter 1h and the status named", r.err, n.Load())
+	r = llmtest.Stream(t, p, goldenRequest)
+	apiErr, ok := errors.AsType[*llm.APIError](r.Err)
+	if !ok || apiErr.RetryAfter != time.Hour || n.Load() != 1 || !strings.Contains(r.Err.Error(), "RESOURCE_EXHAUSTED: Quota exceeded") {
+		t.Fatalf("err = %v after %d requests; want one request, RetryAfter 1h and the status named", r.Err, n.Load())
 	}
 }
 
@@ -311,8 +311,8 @@ func TestInvalidKeyIsExplained(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := stream(t, p, goldenRequest)
-	if r.err == nil || !strings.Contains(r.err.Error(), "check GEMINI_API_KEY") || strings.Contains(r.err.Error(), "bad-key-value") {
-		t.Fatalf("err = %v; want advice naming GEMINI_API_KEY and no key", r.err)
+	r := llmtest.Stream(t, p, goldenRequest)
+	if r.Err == nil || !strings.Contains(r.Err.Error(), "check GEMINI_API_KEY") || strings.Contains(r.Err.Error(), "bad-key-value") {
+		t.Fatalf("err = %v; want advice naming GEMINI_API_KEY and no key", r.Err)
 	}
 }

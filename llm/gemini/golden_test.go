@@ -31,31 +31,6 @@ var streamForms = []llmtest.StreamForm{
 // isGenerate reports whether path is a streamGenerateContent call.
 func isGenerate(path string) bool { return strings.HasSuffix(path, ":streamGenerateContent") }
 
-// result is what a test observes of one Stream call.
-type result struct {
-	resp   *llm.Response
-	err    error
-	text   string // the text events, joined
-	reason string // the reasoning events, joined
-	calls  []llm.ToolCall
-}
-
-func stream(t *testing.T, p *Provider, req *llm.Request) result {
-	t.Helper()
-	var r result
-	r.resp, r.err = p.Stream(t.Context(), req, func(e llm.Event) {
-		switch e.Kind {
-		case llm.EventText:
-			r.text += e.Text
-		case llm.EventReasoning:
-			r.reason += e.Text
-		case llm.EventToolCall:
-			r.calls = append(r.calls, *e.ToolCall)
-		}
-	})
-	return r
-}
-
 func newTestProvider(t *testing.T, cfg Config) *Provider {
 	t.Helper()
 	if cfg.Model == "" {

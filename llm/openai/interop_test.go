@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/llmtest"
 )
 
 // mockLLM returns the base URL of a running @dwmkerr/mock-llm server with
@@ -38,11 +39,11 @@ func TestInteropToolExchange(t *testing.T) {
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)}},
 	}
 
-	r := stream(t, p, req)
-	if r.err != nil {
-		t.Fatalf("step 1: %v", r.err)
+	r := llmtest.Stream(t, p, req)
+	if r.Err != nil {
+		t.Fatalf("step 1: %v", r.Err)
 	}
-	calls := r.resp.Message.ToolCalls
+	calls := r.Resp.Message.ToolCalls
 	if len(calls) != 1 || calls[0].ID != "call_mock_1" || calls[0].Name != "fs.read" {
 		t.Fatalf("step 1: tool calls %+v, want one call_mock_1 to fs.read", calls)
 	}
@@ -50,24 +51,24 @@ func TestInteropToolExchange(t *testing.T) {
 	if err := json.Unmarshal(calls[0].Arguments, &args); err != nil || args.Path != "notes.txt" {
 		t.Fatalf("step 1: arguments %s, want path notes.txt (%v)", calls[0].Arguments, err)
 	}
-	if r.resp.FinishReason != "tool_calls" || r.resp.Model != "mock-model" || r.resp.Usage.InputTokens != 40 {
-		t.Errorf("step 1: finish %q, model %q, usage %+v", r.resp.FinishReason, r.resp.Model, r.resp.Usage)
+	if r.Resp.FinishReason != "tool_calls" || r.Resp.Model != "mock-model" || r.Resp.Usage.InputTokens != 40 {
+		t.Errorf("step 1: finish %q, model %q, usage %+v", r.Resp.FinishReason, r.Resp.Model, r.Resp.Usage)
 	}
-	if len(r.calls) != 1 {
-		t.Errorf("step 1: %d tool call events, want 1", len(r.calls))
+	if len(r.Calls) != 1 {
+		t.Errorf("step 1: %d tool call events, want 1", len(r.Calls))
 	}
 
-	req.Messages = append(req.Messages, r.resp.Message,
+	req.Messages = append(req.Messages, r.Resp.Message,
 		llm.Message{Role: llm.RoleTool, ToolCallID: calls[0].ID, ToolName: calls[0].Name, Content: "hello from notes"})
-	r = stream(t, p, req)
-	if r.err != nil {
-		t.Fatalf("step 2: %v (mock-llm answers 404 when the call and its result are not linked)", r.err)
+	r = llmtest.Stream(t, p, req)
+	if r.Err != nil {
+		t.Fatalf("step 2: %v (mock-llm answers 404 when the call and its result are not linked)", r.Err)
 	}
-	if want := "The file says: hello from notes"; r.resp.Message.Content != want || r.text != want {
-		t.Errorf("step 2: text %q (events %q), want %q", r.resp.Message.Content, r.text, want)
+	if want := "The file says: hello from notes"; r.Resp.Message.Content != want || r.Text != want {
+		t.Errorf("step 2: text %q (events %q), want %q", r.Resp.Message.Content, r.Text, want)
 	}
-	if len(r.resp.Message.ToolCalls) != 0 || r.resp.FinishReason != "stop" {
-		t.Errorf("step 2: tool calls %+v, finish %q; want none and stop", r.resp.Message.ToolCalls, r.resp.FinishReason)
+	if len(r.Resp.Message.ToolCalls) != 0 || r.Resp.FinishReason != "stop" {
+		t.Errorf("step 2: tool calls %+v, finish %q; want none and stop", r.Resp.Message.ToolCalls, r.Resp.FinishReason)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wieldhq/wield/llm"
+	"github.com/wieldhq/wield/llm/llmtest"
 )
 
 const testKey = "sk-test-0123456789abcdef"
@@ -271,20 +272,20 @@ func TestRetry(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				p, ft := fakeProvider(t, tt.cfg, tt.replies...)
 				start := time.Now()
-				r := stream(t, p, helloRequest)
+				r := llmtest.Stream(t, p, helloRequest)
 				waited := time.Since(start)
 				if tt.wantErr == "" {
-					if r.err != nil {
-						t.Fatalf("Stream: %v", r.err)
+					if r.Err != nil {
+						t.Fatalf("Stream: %v", r.Err)
 					}
-					if r.resp.Message.Content != "hi" {
-						t.Errorf("content %q, want %q", r.resp.Message.Content, "hi")
+					if r.Resp.Message.Content != "hi" {
+						t.Errorf("content %q, want %q", r.Resp.Message.Content, "hi")
 					}
 				} else {
-					if r.err == nil || !strings.Contains(r.err.Error(), tt.wantErr) {
-						t.Fatalf("Stream error = %v, want one containing %q", r.err, tt.wantErr)
+					if r.Err == nil || !strings.Contains(r.Err.Error(), tt.wantErr) {
+						t.Fatalf("Stream error = %v, want one containing %q", r.Err, tt.wantErr)
 					}
-					if e, ok := errors.AsType[*llm.APIError](r.err); ok && e.RetryAfter != tt.wantRetry {
+					if e, ok := errors.AsType[*llm.APIError](r.Err); ok && e.RetryAfter != tt.wantRetry {
 						t.Errorf("RetryAfter %v, want %v", e.RetryAfter, tt.wantRetry)
 					}
 				}
@@ -531,36 +532,36 @@ func TestMalformedStreams(t *testing.T) {
 					h.Set("Content-Type", tt.contentType)
 				}
 				p, _ := fakeProvider(t, Config{MaxRetries: -1}, reply(200, h, tt.body))
-				r := stream(t, p, helloRequest)
+				r := llmtest.Stream(t, p, helloRequest)
 				if tt.wantErr != "" {
-					if r.err == nil || !strings.Contains(r.err.Error(), tt.wantErr) {
-						t.Fatalf("Stream error = %v, want one containing %q", r.err, tt.wantErr)
+					if r.Err == nil || !strings.Contains(r.Err.Error(), tt.wantErr) {
+						t.Fatalf("Stream error = %v, want one containing %q", r.Err, tt.wantErr)
 					}
-					if tt.protocol && !errors.Is(r.err, llm.ErrProtocol) {
-						t.Errorf("error %v does not wrap llm.ErrProtocol", r.err)
+					if tt.protocol && !errors.Is(r.Err, llm.ErrProtocol) {
+						t.Errorf("error %v does not wrap llm.ErrProtocol", r.Err)
 					}
-					if e, ok := errors.AsType[*llm.APIError](r.err); tt.status != 0 && (!ok || e.Status != tt.status) {
-						t.Errorf("error %#v, want an *llm.APIError with status %d", r.err, tt.status)
+					if e, ok := errors.AsType[*llm.APIError](r.Err); tt.status != 0 && (!ok || e.Status != tt.status) {
+						t.Errorf("error %#v, want an *llm.APIError with status %d", r.Err, tt.status)
 					}
-					if len(r.calls) != 0 {
-						t.Errorf("tool call events %v for a failed reply", r.calls)
+					if len(r.Calls) != 0 {
+						t.Errorf("tool call events %v for a failed reply", r.Calls)
 					}
 					return
 				}
-				if r.err != nil {
-					t.Fatalf("Stream: %v", r.err)
+				if r.Err != nil {
+					t.Fatalf("Stream: %v", r.Err)
 				}
-				if r.resp.Message.Content != tt.wantText || r.text != tt.wantText {
-					t.Errorf("text %q (events %q), want %q", r.resp.Message.Content, r.text, tt.wantText)
+				if r.Resp.Message.Content != tt.wantText || r.Text != tt.wantText {
+					t.Errorf("text %q (events %q), want %q", r.Resp.Message.Content, r.Text, tt.wantText)
 				}
-				if diff := cmp.Diff(tt.wantCalls, r.resp.Message.ToolCalls); diff != "" {
+				if diff := cmp.Diff(tt.wantCalls, r.Resp.Message.ToolCalls); diff != "" {
 					t.Errorf("tool calls (-want +got):\n%s", diff)
 				}
-				if diff := cmp.Diff(tt.wantCalls, r.calls); diff != "" {
+				if diff := cmp.Diff(tt.wantCalls, r.Calls); diff != "" {
 					t.Errorf("tool call events (-want +got):\n%s", diff)
 				}
-				if r.resp.FinishReason != tt.wantFinish {
-					t.Errorf("finish reason %q, want %q", r.resp.FinishReason, tt.wantFinish)
+				if r.Resp.FinishReason != tt.wantFinish {
+					t.Errorf("finish reason %q, want %q", r.Resp.FinishReason, tt.wantFinish)
 				}
 			})
 		})
@@ -673,12 +674,12 @@ func TestToolNamesRoundTrip(t *testing.T) {
 	defer srv.Close()
 	p := newTestProvider(t, Config{BaseURL: srv.URL + "/v1", Header: http.Header{"X-Title": {"wield"}}})
 	req := &llm.Request{Model: "local", Messages: helloRequest.Messages, Tools: []llm.ToolDef{{Name: "fs.read", InputSchema: json.RawMessage(`{"type":"object"}`)}}}
-	r := stream(t, p, req)
-	if r.err != nil {
-		t.Fatal(r.err)
+	r := llmtest.Stream(t, p, req)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
-	if len(r.resp.Message.ToolCalls) != 1 || r.resp.Message.ToolCalls[0].Name != "fs.read" {
-		t.Errorf("tool calls %+v, want one to fs.read", r.resp.Message.ToolCalls)
+	if len(r.Resp.Message.ToolCalls) != 1 || r.Resp.Message.ToolCalls[0].Name != "fs.read" {
+		t.Errorf("tool calls %+v, want one to fs.read", r.Resp.Message.ToolCalls)
 	}
 	if a := got.Get("Authorization"); a != "Bearer "+testKey {
 		t.Errorf("Authorization %q, want the key from OPENAI_API_KEY", a)
@@ -692,8 +693,8 @@ func TestToolNamesRoundTrip(t *testing.T) {
 
 	// NoKey keeps the OpenAI key from a server that must not see it.
 	p = newTestProvider(t, Config{BaseURL: srv.URL + "/v1", NoKey: true})
-	if r := stream(t, p, req); r.err != nil {
-		t.Fatal(r.err)
+	if r := llmtest.Stream(t, p, req); r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	if a := got.Get("Authorization"); a != "" {
 		t.Errorf("Authorization %q sent with NoKey", a)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/internal/wire"
+	"github.com/wieldhq/wield/llm/llmtest"
 )
 
 // responsesExpectation is one entry of testdata/responses/expected.json.
@@ -111,7 +112,7 @@ func TestResponsesGolden(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				srv := serveResponses(t, "application/json", raw, nil)
 				p := newTestProvider(t, Config{API: Responses, BaseURL: srv.URL + "/v1", NoStream: true, MaxRetries: -1})
-				checkResponses(t, stream(t, p, responsesRequest), exp)
+				checkResponses(t, llmtest.Stream(t, p, responsesRequest), exp)
 			})
 			continue
 		}
@@ -133,7 +134,7 @@ func TestResponsesGolden(t *testing.T) {
 				}
 				srv := serveResponses(t, "text/event-stream", form.body, rng)
 				p := newTestProvider(t, Config{API: Responses, BaseURL: srv.URL + "/v1", MaxRetries: -1})
-				checkResponses(t, stream(t, p, responsesRequest), exp)
+				checkResponses(t, llmtest.Stream(t, p, responsesRequest), exp)
 			})
 		}
 	}
@@ -151,33 +152,33 @@ func dataOnly(body []byte) []byte {
 	return b.Bytes()
 }
 
-func checkResponses(t *testing.T, r result, exp responsesExpectation) {
+func checkResponses(t *testing.T, r llmtest.Result, exp responsesExpectation) {
 	t.Helper()
 	if exp.Error != nil {
-		e, ok := errors.AsType[*llm.APIError](r.err)
-		if !ok || e.Status != exp.Error.Status || !strings.Contains(r.err.Error(), exp.Error.Contains) {
-			t.Fatalf("Stream error = %v, want an *llm.APIError with status %d saying %q", r.err, exp.Error.Status, exp.Error.Contains)
+		e, ok := errors.AsType[*llm.APIError](r.Err)
+		if !ok || e.Status != exp.Error.Status || !strings.Contains(r.Err.Error(), exp.Error.Contains) {
+			t.Fatalf("Stream error = %v, want an *llm.APIError with status %d saying %q", r.Err, exp.Error.Status, exp.Error.Contains)
 		}
-		if r.resp != nil || len(r.calls) > 0 {
-			t.Errorf("a failed reply gave a response %v or tool call events %v", r.resp, r.calls)
+		if r.Resp != nil || len(r.Calls) > 0 {
+			t.Errorf("a failed reply gave a response %v or tool call events %v", r.Resp, r.Calls)
 		}
 		return
 	}
-	if r.err != nil {
-		t.Fatalf("Stream: %v\nnotes: %s", r.err, exp.Notes)
+	if r.Err != nil {
+		t.Fatalf("Stream: %v\nnotes: %s", r.Err, exp.Notes)
 	}
-	m := r.resp.Message
-	if m.Content != exp.Text || r.text != exp.Text {
-		t.Errorf("text %q (events %q), want %q", m.Content, r.text, exp.Text)
+	m := r.Resp.Message
+	if m.Content != exp.Text || r.Text != exp.Text {
+		t.Errorf("text %q (events %q), want %q", m.Content, r.Text, exp.Text)
 	}
-	if m.Reasoning != exp.Reasoning || r.reason != exp.Reasoning {
-		t.Errorf("reasoning %q (events %q), want %q", m.Reasoning, r.reason, exp.Reasoning)
+	if m.Reasoning != exp.Reasoning || r.Reasoning != exp.Reasoning {
+		t.Errorf("reasoning %q (events %q), want %q", m.Reasoning, r.Reasoning, exp.Reasoning)
 	}
 	if diff := cmp.Diff(exp.Thinking, m.Thinking); diff != "" {
 		t.Errorf("thinking (-want +got):\n%s", diff)
 	}
-	if len(m.ToolCalls) != len(exp.ToolCalls) || len(r.calls) != len(exp.ToolCalls) {
-		t.Fatalf("tool calls %+v (events %+v), want %d", m.ToolCalls, r.calls, len(exp.ToolCalls))
+	if len(m.ToolCalls) != len(exp.ToolCalls) || len(r.Calls) != len(exp.ToolCalls) {
+		t.Fatalf("tool calls %+v (events %+v), want %d", m.ToolCalls, r.Calls, len(exp.ToolCalls))
 	}
 	for i, w := range exp.ToolCalls {
 		got := m.ToolCalls[i]
@@ -193,14 +194,14 @@ func checkResponses(t *testing.T, r result, exp responsesExpectation) {
 			t.Errorf("call %d: arguments (-want +got):\n%s", i, diff)
 		}
 	}
-	if r.resp.FinishReason != exp.FinishReason || r.resp.Stop != exp.Stop {
-		t.Errorf("finish %q, stop %q; want %q, %q", r.resp.FinishReason, r.resp.Stop, exp.FinishReason, exp.Stop)
+	if r.Resp.FinishReason != exp.FinishReason || r.Resp.Stop != exp.Stop {
+		t.Errorf("finish %q, stop %q; want %q, %q", r.Resp.FinishReason, r.Resp.Stop, exp.FinishReason, exp.Stop)
 	}
-	if r.resp.ID != exp.ID || r.resp.Model != exp.Model {
-		t.Errorf("id, model = %q, %q; want %q, %q", r.resp.ID, r.resp.Model, exp.ID, exp.Model)
+	if r.Resp.ID != exp.ID || r.Resp.Model != exp.Model {
+		t.Errorf("id, model = %q, %q; want %q, %q", r.Resp.ID, r.Resp.Model, exp.ID, exp.Model)
 	}
-	if r.resp.Usage != exp.Usage {
-		t.Errorf("usage %+v, want %+v", r.resp.Usage, exp.Usage)
+	if r.Resp.Usage != exp.Usage {
+		t.Errorf("usage %+v, want %+v", r.Resp.Usage, exp.Usage)
 	}
 }
 
@@ -459,39 +460,39 @@ func TestResponsesStreams(t *testing.T) {
 					h.Set("Content-Type", tt.contentType)
 				}
 				p, _ := fakeProvider(t, Config{API: Responses, MaxRetries: -1}, reply(200, h, tt.body))
-				r := stream(t, p, helloRequest)
+				r := llmtest.Stream(t, p, helloRequest)
 				if tt.wantErr != "" {
-					if r.err == nil || !strings.Contains(r.err.Error(), tt.wantErr) {
-						t.Fatalf("Stream error = %v, want one containing %q", r.err, tt.wantErr)
+					if r.Err == nil || !strings.Contains(r.Err.Error(), tt.wantErr) {
+						t.Fatalf("Stream error = %v, want one containing %q", r.Err, tt.wantErr)
 					}
-					if tt.protocol && !errors.Is(r.err, llm.ErrProtocol) {
-						t.Errorf("error %v does not wrap llm.ErrProtocol", r.err)
+					if tt.protocol && !errors.Is(r.Err, llm.ErrProtocol) {
+						t.Errorf("error %v does not wrap llm.ErrProtocol", r.Err)
 					}
-					if e, ok := errors.AsType[*llm.APIError](r.err); tt.status != 0 && (!ok || e.Status != tt.status) {
-						t.Errorf("error %#v, want an *llm.APIError with status %d", r.err, tt.status)
+					if e, ok := errors.AsType[*llm.APIError](r.Err); tt.status != 0 && (!ok || e.Status != tt.status) {
+						t.Errorf("error %#v, want an *llm.APIError with status %d", r.Err, tt.status)
 					}
-					if len(r.calls) != 0 {
-						t.Errorf("tool call events %v for a failed reply", r.calls)
+					if len(r.Calls) != 0 {
+						t.Errorf("tool call events %v for a failed reply", r.Calls)
 					}
 					return
 				}
-				if r.err != nil {
-					t.Fatalf("Stream: %v", r.err)
+				if r.Err != nil {
+					t.Fatalf("Stream: %v", r.Err)
 				}
-				if r.resp.Message.Content != tt.wantText || r.text != tt.wantText {
-					t.Errorf("text %q (events %q), want %q", r.resp.Message.Content, r.text, tt.wantText)
+				if r.Resp.Message.Content != tt.wantText || r.Text != tt.wantText {
+					t.Errorf("text %q (events %q), want %q", r.Resp.Message.Content, r.Text, tt.wantText)
 				}
-				if diff := cmp.Diff(tt.wantCalls, r.resp.Message.ToolCalls); diff != "" {
+				if diff := cmp.Diff(tt.wantCalls, r.Resp.Message.ToolCalls); diff != "" {
 					t.Errorf("tool calls (-want +got):\n%s", diff)
 				}
-				if diff := cmp.Diff(tt.wantCalls, r.calls); diff != "" {
+				if diff := cmp.Diff(tt.wantCalls, r.Calls); diff != "" {
 					t.Errorf("tool call events (-want +got):\n%s", diff)
 				}
-				if tt.wantStop == llm.StopMaxTokens && len(r.resp.Message.Thinking) != 0 {
-					t.Errorf("thinking %+v kept from a cut-off reply", r.resp.Message.Thinking)
+				if tt.wantStop == llm.StopMaxTokens && len(r.Resp.Message.Thinking) != 0 {
+					t.Errorf("thinking %+v kept from a cut-off reply", r.Resp.Message.Thinking)
 				}
-				if r.resp.Stop != tt.wantStop {
-					t.Errorf("stop %q, want %q", r.resp.Stop, tt.wantStop)
+				if r.Resp.Stop != tt.wantStop {
+					t.Errorf("stop %q, want %q", r.Resp.Stop, tt.wantStop)
 				}
 			})
 		})
