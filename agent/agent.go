@@ -79,6 +79,12 @@ type Config struct {
 	// session's prompt view changed, the loop rebuilds the history and
 	// the round from the session's History and Pool.
 	Compactor Compactor
+	// CompactHint, if set, says how a person compacts a session by hand
+	// where the agent runs (a program's command); the note of a run
+	// stopped because its prompt stayed over the context window after
+	// compaction ends with it. Empty names the API,
+	// compact.Compactor.Compact.
+	CompactHint string
 	// Rounds, if set, is told when each transaction of a run (a round of
 	// work: a task, or its continuation after approvals) starts and ends;
 	// package ledger's Tracker snapshots the workspace there.

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -43,12 +44,14 @@ type Limits struct {
 	LoopWindow  int `json:"loop_window"`
 	// StopAtTools names tools after whose successful call the run stops.
 	StopAtTools []string `json:"stop_at_tools,omitempty"`
+	// CompactHint is [Config.CompactHint].
+	CompactHint string `json:"compact_hint,omitempty"`
 }
 
 // Limits returns the machine limits the agent's config gives.
 func (a *Agent) Limits() Limits {
 	return Limits{MaxRounds: a.cfg.MaxRounds, LoopRepeats: a.cfg.LoopRepeats, LoopWindow: a.cfg.LoopWindow,
-		StopAtTools: slices.Clone(a.cfg.StopAtTools)}
+		StopAtTools: slices.Clone(a.cfg.StopAtTools), CompactHint: a.cfg.CompactHint}
 }
 
 // MachineState is a [Machine]'s progress through a run.
@@ -268,7 +271,8 @@ func (m *Machine) overflowed() Command {
 	round := m.st.Round + 1
 	if m.st.Overflowed == round {
 		m.st.Overflowed = 0
-		return m.stop(StopError, fmt.Sprintf("the prompt of round %d is over the model's context window even after compaction: start a new session, or compact it by hand (wield chat /compact)", round))
+		return m.stop(StopError, fmt.Sprintf("the prompt of round %d is over the model's context window even after compaction: start a new session, or compact it by hand (%s)",
+			round, cmp.Or(m.lim.CompactHint, "compact.Compactor.Compact")))
 	}
 	m.st.Overflowed = round
 	m.st.Phase = PhaseCompact

@@ -254,3 +254,25 @@ func TestMachineOverflow(t *testing.T) {
 		t.Fatal("an overflow outside a model call was taken")
 	}
 }
+
+// TestMachineOverflowNote: the note of a run stopped by an overflow says
+// how to compact by hand, in the terms Limits.CompactHint gives.
+func TestMachineOverflowNote(t *testing.T) {
+	tests := []struct{ hint, want string }{
+		{"", "compact it by hand (compact.Compactor.Compact)"},
+		{"wield chat /compact", "compact it by hand (wield chat /compact)"},
+	}
+	for _, tt := range tests {
+		m := NewMachine(Limits{CompactHint: tt.hint})
+		var cmd Command
+		for _, in := range []Input{{Kind: InputStart}, {Kind: InputModelOverflow}, {Kind: InputCompacted}, {Kind: InputModelOverflow}} {
+			var err error
+			if cmd, err = m.Step(in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if cmd.Kind != CmdStop || !strings.HasSuffix(cmd.Outcome.Note, tt.want) {
+			t.Errorf("hint %q: the run ended with %+v, want a note ending %q", tt.hint, cmd.Outcome, tt.want)
+		}
+	}
+}

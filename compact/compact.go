@@ -343,7 +343,7 @@ func (c *Compactor) fail(g *guard, id, why string) {
 	g.failures++
 	if g.failures >= c.cfg.MaxFailures {
 		g.stopped = true
-		c.cfg.Logger.Warn("automatic compaction stopped for this session after failing in a row; compact it by hand (wield session compact)",
+		c.cfg.Logger.Warn("automatic compaction stopped for this session after failing in a row; compact it by hand (Compactor.Compact)",
 			"session", id, "failures", g.failures, "last", why)
 		return
 	}

@@ -64,8 +64,9 @@
 // limit, at most once per user task unless a tool call succeeded since,
 // and stops trying for a session after [Config.MaxFailures] failures in a
 // row (no range, a refusal, a fallback, or a prompt still over the
-// threshold afterwards). A person compacts with wield session compact,
-// the model with compress_session_turns.
+// threshold afterwards). A person compacts by hand through
+// [Compactor.Compact] (the CLI's command for it), the model with
+// compress_session_turns.
 //
 // Token counts are estimates (about four bytes a token) unless the
 // model's usage says more.

@@ -71,6 +71,11 @@ type ManagerOptions struct {
 	// in the request's _meta, so that a server that traces continues the
 	// trace. Nil traces nothing.
 	Telemetry *otel.Telemetry
+	// ConfirmHint, if set, returns how a person confirms the server
+	// called name where this manager runs (a program's command); the
+	// reason [ConfirmGate] gives for asking ends with it. Nil names
+	// [Manager.Confirm].
+	ConfirmHint func(server string) string
 }
 
 // A Manager connects to MCP servers and makes their tools wield tools. It

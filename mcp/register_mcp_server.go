@@ -268,7 +268,11 @@ func (cg confirmGate) Decide(ctx context.Context, c *tool.Call, t *tool.Tool, ar
 	if !ok {
 		return d
 	}
-	why := fmt.Sprintf("a tool of MCP server %q, which the agent registered and you have not confirmed; its calls ask until you do (wield mcp confirm %s; no allow rule or mode does it)", server, server)
+	how := "Manager.Confirm"
+	if cg.m.opts.ConfirmHint != nil {
+		how = cg.m.opts.ConfirmHint(server)
+	}
+	why := fmt.Sprintf("a tool of MCP server %q, which the agent registered and you have not confirmed; its calls ask until you do (%s; no allow rule or mode does it)", server, how)
 	return tool.Decision{Verdict: tool.Ask, Reason: why, Args: d.Args}
 }
 

@@ -164,7 +164,8 @@ func TestRegisteredServerAsksUntilConfirmed(t *testing.T) {
 			t.Fatalf("call %d: %s", i, res.ForModel())
 		}
 	}
-	if got := asks.asked("mcp__child__echo"); len(got) != 2 || !strings.Contains(got[0], `MCP server "child", which the agent registered and you have not confirmed`) {
+	if got := asks.asked("mcp__child__echo"); len(got) != 2 || !strings.Contains(got[0], `MCP server "child", which the agent registered and you have not confirmed`) ||
+		!strings.Contains(got[0], "(Manager.Confirm; no allow rule") {
 		t.Errorf("the calls asked %d times: %q", len(got), got)
 	}
 	if !m.Confirm("child") || m.Confirm("nope") {

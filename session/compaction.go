@@ -24,7 +24,7 @@ const (
 // The triggers of a [Compaction].
 const (
 	TriggerAuto   = "auto"   // the agent loop, near the context window
-	TriggerManual = "manual" // a person: wield session compact, /compact
+	TriggerManual = "manual" // a person, by hand (compact.Compactor.Compact)
 	TriggerTool   = "tool"   // the model: compress_session_turns
 	TriggerLegacy = "legacy" // a compress event of an older journal
 )

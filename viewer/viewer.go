@@ -89,7 +89,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rest, ok := strings.CutPrefix(path, "/")
 		tok, after, _ := strings.Cut(rest, "/")
 		if !ok || subtle.ConstantTimeCompare([]byte(tok), []byte(h.opts.Token)) != 1 {
-			http.Error(w, "forbidden: open the URL wield view printed, with its token", http.StatusForbidden)
+			http.Error(w, "forbidden: open the viewer's URL with its token (Options.Token)", http.StatusForbidden)
 			return
 		}
 		if !strings.HasPrefix(rest[len(tok):], "/") { // /TOKEN: relative links need the slash
@@ -204,7 +204,7 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request) {
 }
 
 // Prepare reads session id and readies its first answer, so that a page
-// opening it gets it at once: wield view calls it before printing the URL.
+// opening it gets it at once: call it before showing the viewer's URL.
 // Pages are read again when their journal changes.
 func (h *Handler) Prepare(id string) error {
 	p, err := h.page(id)
