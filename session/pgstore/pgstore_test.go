@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"log/slog"
 	mrand "math/rand/v2"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,7 +36,7 @@ import (
 // TestMain lets the test binary act as the writer that TestKill kills.
 func TestMain(m *testing.M) {
 	if os.Getenv("WIELD_PGSTORE_CHILD") == "writer" {
-		writer(os.Getenv("WIELD_POSTGRES_URL"), os.Getenv("WIELD_PGSTORE_SCHEMA"), os.Getenv("WIELD_PGSTORE_SESSION"))
+		writer(os.Getenv("WIELD_PGSTORE_URL"), os.Getenv("WIELD_PGSTORE_SCHEMA"), os.Getenv("WIELD_PGSTORE_SESSION"))
 		return
 	}
 	os.Exit(m.Run())
@@ -233,8 +234,14 @@ func TestKill(t *testing.T) {
 	var waited []time.Duration
 	retried := 0 // kills after which the first Open found the lock still held
 	for i := range kills {
+		// Each child's connections carry a name of their own, by which
+		// the server's list of connections tells them apart.
+		app := fmt.Sprintf("wield-kill-%s-%d", schema, i)
+		childURL, err := withApplicationName(url, app)
+		must(t, err)
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "WIELD_PGSTORE_CHILD=writer", "WIELD_PGSTORE_SCHEMA="+schema, "WIELD_PGSTORE_SESSION=kill")
+		cmd.Env = append(os.Environ(), "WIELD_PGSTORE_CHILD=writer", "WIELD_PGSTORE_URL="+childURL,
+			"WIELD_PGSTORE_SCHEMA="+schema, "WIELD_PGSTORE_SESSION=kill")
 		stdout, err := cmd.StdoutPipe()
 		must(t, err)
 		must(t, cmd.Start())
@@ -263,6 +270,11 @@ func TestKill(t *testing.T) {
 		}
 		must(t, cmd.Process.Signal(syscall.SIGKILL))
 		_ = cmd.Wait()
+		// The server runs to its end what the child had sent it (a
+		// commit), and ends the child's connections when it reads their
+		// closed sockets, a moment after the kill: until then the
+		// journal may still change under what follows.
+		waitForConnectionsGone(t, url, app)
 
 		// No kill leaves part of a write: the journal ends a line.
 		rd, err := be.Read("kill")
@@ -276,11 +288,10 @@ func TestKill(t *testing.T) {
 		must(t, err)
 		dangling := unanswered(append(slices.Clone(before.Turns), before.Pool...))
 
-		// The server ends the dead child's connection when it reads the
-		// closed socket, which takes it a moment after the kill; Open
-		// fails with a BusyError until then, and is tried again only
-		// while the server has not ended it. Waiting for the lock is
-		// synchronisation on the event itself, not a sleep.
+		// The child's connections have ended, and its lock with them
+		// (a server process gives its locks back before it leaves the
+		// list of connections). Should Open find the lock held all the
+		// same, it waits for the lock, the event itself, and tries again.
 		opening := time.Now()
 		s, err := st.Open("kill")
 		if errors.As(err, &busy) {
@@ -334,6 +345,50 @@ func TestKill(t *testing.T) {
 	slices.Sort(waited)
 	t.Logf("%d kills, %d rounds committed; reopening (repair included) took median %v, max %v; %d opens waited for the server to end the dead connection",
 		kills, len(committed), waited[len(waited)/2], waited[len(waited)-1], retried)
+}
+
+// withApplicationName returns the connection URL rawURL with its
+// application_name set to app.
+func withApplicationName(rawURL, app string) (string, error) {
+	u, err := neturl.Parse(rawURL)
+	if err != nil {
+		return "", fmt.Errorf("connection URL: %w", err)
+	}
+	q := u.Query()
+	q.Set("application_name", app)
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// waitForConnectionsGone waits, at most 30 seconds, until the server at
+// url has no connection named app left: it asks the server's list of
+// connections (pg_stat_activity) until none of them is named app. A
+// server process leaves the list when it exits, after what it ran has
+// ended (committed, or rolled back).
+func waitForConnectionsGone(t *testing.T, url, app string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	must(t, err)
+	defer conn.Close(context.WithoutCancel(ctx))
+	poll := time.NewTicker(5 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		var n int
+		err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, app).Scan(&n)
+		if err != nil {
+			t.Fatalf("connections of %s: %v", app, err)
+		}
+		if n == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the server still has %d connections of %s: %v", n, app, context.Cause(ctx))
+		case <-poll.C:
+		}
+	}
 }
 
 // waitForLock waits, at most 10 seconds, until the writer lock of session
