@@ -49,6 +49,7 @@ type chatModel struct {
 	cancel  context.CancelFunc
 	round   int
 	text    strings.Builder // the message streaming in
+	stream  streamView      // the text as the screen shows it
 	calls   []runningCall   // started, not finished
 	live    llm.Usage       // the running task's rounds so far
 	total   llm.Usage       // this chat's finished tasks
@@ -107,6 +108,14 @@ type (
 )
 
 func newChatModel(c *chat, color bool) *chatModel {
+	m := &chatModel{c: c, pal: palette{color: color}, md: markdownRenderer{color: color}, width: 80, now: time.Now, input: newChatInput(color)}
+	m.setStatus()
+	return m
+}
+
+// newChatInput returns the chat's input, focused: one line high, growing
+// with its text up to 12.
+func newChatInput(color bool) textarea.Model {
 	in := textarea.New()
 	in.Prompt = "> "
 	in.Placeholder = "Ask wield, or /help"
@@ -125,9 +134,7 @@ func newChatModel(c *chat, color bool) *chatModel {
 	in.SetVirtualCursor(false)
 	in.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j", "shift+enter"))
 	in.Focus()
-	m := &chatModel{c: c, pal: palette{color: color}, md: markdownRenderer{color: color}, width: 80, now: time.Now, input: in}
-	m.setStatus()
-	return m
+	return in
 }
 
 // Init starts nothing: the chat waits for its first task.
@@ -620,7 +627,7 @@ func (m *chatModel) screen() (content string, inputLine int) {
 	inputLine = -1
 	var b strings.Builder
 	if t := m.text.String(); t != "" {
-		b.WriteString(lipgloss.NewStyle().Width(m.width).Render(strings.TrimRight(t, "\n")))
+		b.WriteString(m.stream.render(t, m.width))
 		b.WriteString("\n")
 	}
 	for _, c := range m.calls {

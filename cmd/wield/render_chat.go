@@ -10,12 +10,17 @@ package main
 // --version) tens of milliseconds before main runs.
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	ansiparser "github.com/charmbracelet/x/ansi/parser"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
@@ -704,6 +709,291 @@ func trimLines(s string) string {
 		}
 	}
 	return strings.Trim(strings.Join(lines, "\n"), "\n")
+}
+
+// A streamView renders the text of a message while it streams in,
+// byte for byte as lipgloss.NewStyle().Width(width).Render renders it:
+// wrapped at width columns by x/ansi's Wrap, each line padded with
+// spaces to the widest (and at least width columns). Rendered again
+// from its start at every frame, a message costs each frame its whole
+// length, and its streaming the square of it; a streamView keeps the
+// wrapper's state at the end of the text it has taken in, and the
+// lines it has finished, padded, so that a frame wraps only the text
+// that came since. Text whose rendering does not extend that way is
+// rendered by lipgloss whole: escape sequences (lipgloss carries a
+// style across lines), carriage returns (a CR LF becomes LF) and bytes
+// that are not UTF-8. The zero value is ready to use.
+type streamView struct {
+	width int
+	src   string // the text taken in, as given
+	slow  bool   // src holds what only lipgloss renders right
+	in    []byte // src with its tabs expanded, as lipgloss does
+	pos   int    // bytes of in that w has wrapped
+	w     wrapper
+	// The lines w has finished, each padded to padTo columns and ended
+	// with a newline; they cover done bytes of w.out.
+	padded []byte
+	done   int
+	widths []int // the columns of each finished line
+	widest int
+	padTo  int
+}
+
+// render returns text, without the newlines it ends with, rendered to
+// fit width columns as lipgloss.NewStyle().Width(width).Render renders
+// it. Text that does not start with the text of the last call starts
+// anew.
+func (v *streamView) render(text string, width int) string {
+	text = strings.TrimRight(text, "\n")
+	if width != v.width || !strings.HasPrefix(text, v.src) {
+		*v = streamView{width: width}
+	}
+	added := text[len(v.src):]
+	v.src = text
+	if width < 1 || strings.ContainsAny(added, "\x1b\r") {
+		v.slow = true
+	}
+	if v.slow {
+		return lipgloss.NewStyle().Width(width).Render(text)
+	}
+	if v.w.limit == 0 {
+		v.w.limit = width
+	}
+	v.in = append(v.in, strings.ReplaceAll(added, "\t", "    ")...)
+	// What a frame adds to the text is wrapped for good, but for a
+	// grapheme cluster at its end, which what comes next may extend.
+	rest := string(v.in[v.pos:])
+	n := v.w.feed(rest, false)
+	if !utf8.ValidString(rest[:n]) {
+		v.slow = true
+		return lipgloss.NewStyle().Width(width).Render(text)
+	}
+	v.pos += n
+	tail := rest[n:]
+	if !utf8.ValidString(tail) {
+		// A character cut in two by the stream: lipgloss renders this
+		// frame, and the next, with the character whole, goes on.
+		return lipgloss.NewStyle().Width(width).Render(text)
+	}
+	v.finishLines()
+	// The frame: a copy of the wrapper, with the lines it has not
+	// finished, carried to the end of the text and ended as Wrap ends.
+	end := v.w
+	end.word = slices.Clone(v.w.word)
+	end.space = slices.Clone(v.w.space)
+	end.out = slices.Clone(v.w.out[v.done:])
+	end.feed(tail, true)
+	end.finish()
+	last := strings.Split(string(end.out), "\n")
+	padTo := max(v.widest, v.width)
+	lastWidths := make([]int, len(last))
+	for i, l := range last {
+		lastWidths[i] = ansi.StringWidth(l)
+		padTo = max(padTo, lastWidths[i])
+	}
+	if padTo != v.padTo {
+		v.repad(padTo)
+	}
+	var b strings.Builder
+	b.Grow(len(v.padded) + len(last)*(padTo+1))
+	b.Write(v.padded)
+	for i, l := range last {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l)
+		b.WriteString(strings.Repeat(" ", padTo-lastWidths[i]))
+	}
+	return b.String()
+}
+
+// finishLines pads the lines the wrapper has finished since the last
+// call, and notes their widths.
+func (v *streamView) finishLines() {
+	for {
+		i := bytes.IndexByte(v.w.out[v.done:], '\n')
+		if i < 0 {
+			return
+		}
+		line := v.w.out[v.done : v.done+i]
+		lw := ansi.StringWidth(string(line))
+		v.widths = append(v.widths, lw)
+		v.widest = max(v.widest, lw)
+		if lw <= v.padTo {
+			v.padded = append(v.padded, line...)
+			v.padded = append(v.padded, strings.Repeat(" ", v.padTo-lw)...)
+			v.padded = append(v.padded, '\n')
+		} else {
+			v.padTo = -1 // render repads all
+		}
+		v.done += i + 1
+	}
+}
+
+// repad pads the finished lines anew to padTo columns.
+func (v *streamView) repad(padTo int) {
+	v.padTo = padTo
+	v.padded = v.padded[:0]
+	start := 0
+	for _, lw := range v.widths {
+		i := bytes.IndexByte(v.w.out[start:], '\n')
+		v.padded = append(v.padded, v.w.out[start:start+i]...)
+		v.padded = append(v.padded, strings.Repeat(" ", padTo-lw)...)
+		v.padded = append(v.padded, '\n')
+		start += i + 1
+	}
+}
+
+// A wrapper is x/ansi's Wrap(s, limit, "") (grapheme widths, no
+// breakpoints but hyphens) as a machine whose input comes in parts: its
+// fields are Wrap's variables between two bytes of its input, and
+// feeding it the rest of the input, then finishing, leaves in out what
+// Wrap returns for the whole. The port follows x/ansi v0.11's wrap line
+// for line; TestStreamView checks it against lipgloss.
+type wrapper struct {
+	limit      int
+	out        []byte
+	word       []byte
+	space      []byte
+	spaceWidth int // columns of space
+	curWidth   int // columns written on the line
+	wordLen    int // columns of word
+	pstate     ansiparser.State
+}
+
+// nbsp is the no-break space, which Wrap does not break at.
+const nbsp = 0xA0
+
+func (w *wrapper) addSpace() {
+	if w.spaceWidth == 0 && len(w.space) == 0 {
+		return
+	}
+	w.curWidth += w.spaceWidth
+	w.out = append(w.out, w.space...)
+	w.space = w.space[:0]
+	w.spaceWidth = 0
+}
+
+func (w *wrapper) addWord() {
+	if len(w.word) == 0 {
+		return
+	}
+	w.addSpace()
+	w.curWidth += w.wordLen
+	w.out = append(w.out, w.word...)
+	w.word = w.word[:0]
+	w.wordLen = 0
+}
+
+func (w *wrapper) addNewline() {
+	w.out = append(w.out, '\n')
+	w.curWidth = 0
+	w.space = w.space[:0]
+	w.spaceWidth = 0
+}
+
+// feed wraps s and returns how many of its bytes it took. Unless final,
+// it stops before a grapheme cluster that reaches the end of s: more
+// text may extend the cluster.
+func (w *wrapper) feed(s string, final bool) int {
+	limit := w.limit
+	i := 0
+	for i < len(s) {
+		state, action := ansiparser.Table.Transition(w.pstate, s[i])
+		if state == ansiparser.Utf8State {
+			cluster, width := ansi.FirstGraphemeCluster(s[i:], ansi.GraphemeWidth)
+			if !final && i+len(cluster) == len(s) {
+				return i
+			}
+			i += len(cluster)
+			r, _ := utf8.DecodeRuneInString(cluster)
+			if r != utf8.RuneError && unicode.IsSpace(r) && r != nbsp {
+				w.addWord()
+				w.space = utf8.AppendRune(w.space, r)
+				w.spaceWidth += width
+			} else {
+				if w.wordLen+width > limit {
+					w.addWord() // the word is too long for a line: it is broken
+				}
+				w.word = append(w.word, cluster...)
+				w.wordLen += width
+				if w.curWidth+w.wordLen+w.spaceWidth > limit {
+					w.addNewline()
+				}
+				if w.wordLen == limit {
+					w.addWord()
+				}
+			}
+			w.pstate = ansiparser.GroundState
+			continue
+		}
+		switch action {
+		case ansiparser.PrintAction, ansiparser.ExecuteAction:
+			switch r := rune(s[i]); {
+			case r == '\n':
+				if w.wordLen == 0 {
+					if w.curWidth+w.spaceWidth > limit {
+						w.curWidth = 0
+					} else {
+						w.out = append(w.out, w.space...) // spaces are kept
+					}
+					w.space = w.space[:0]
+					w.spaceWidth = 0
+				}
+				w.addWord()
+				w.addNewline()
+			case unicode.IsSpace(r):
+				w.addWord()
+				w.space = utf8.AppendRune(w.space, r)
+				w.spaceWidth++
+			case r == '-':
+				w.addSpace()
+				if w.curWidth+w.wordLen >= limit {
+					// The hyphen does not fit on the line: it is part
+					// of the word.
+					w.word = utf8.AppendRune(w.word, r)
+					w.wordLen++
+				} else {
+					w.addWord()
+					w.out = utf8.AppendRune(w.out, r)
+					w.curWidth++
+				}
+			default:
+				if w.curWidth == limit {
+					w.addNewline()
+				}
+				w.word = utf8.AppendRune(w.word, r)
+				w.wordLen++
+				if w.wordLen == limit {
+					w.addWord()
+				}
+				if w.curWidth+w.wordLen+w.spaceWidth > limit {
+					w.addNewline()
+				}
+			}
+		default:
+			w.word = append(w.word, s[i])
+		}
+		if w.pstate != ansiparser.Utf8State {
+			w.pstate = state
+		}
+		i++
+	}
+	return i
+}
+
+// finish ends the input, as Wrap does at the end of its string.
+func (w *wrapper) finish() {
+	if w.wordLen == 0 {
+		if w.curWidth+w.spaceWidth > w.limit {
+			w.curWidth = 0
+		} else {
+			w.out = append(w.out, w.space...)
+		}
+		w.space = w.space[:0]
+		w.spaceWidth = 0
+	}
+	w.addWord()
 }
 
 // A chatStatus is what wield chat's status line shows.
