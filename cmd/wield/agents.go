@@ -6,19 +6,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/agent/subagent"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/catalog"
-	"github.com/wieldhq/wield/policy"
-	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/workspace"
 )
 
@@ -36,94 +33,7 @@ func (f *agentFlags) register(fl *pflag.FlagSet) {
 // loadAgents reads the agent definitions of workspace ws and the user's,
 // reporting every problem worth a look as a warning.
 func (g *globals) loadAgents(ws string) *subagent.Set {
-	user, _ := workspace.User()
-	home, _ := os.UserHomeDir()
-	set, problems := subagent.Load(append(subagent.Dirs(ws, user, home), g.pluginAgentDirs()...)...) // plugins: see extensions.go
-	for _, p := range problems {
-		if p.Severity >= subagent.Warning {
-			g.logger().Warn("agent definition", "problem", p.Error())
-		}
-	}
-	if !g.trusted(ws) {
-		// The workspace's definitions run on their parent's model: a
-		// model is the user's to choose (see project.go).
-		for _, name := range set.Names() {
-			if d, _ := set.Get(name); d.Scope == subagent.ScopeWorkspace {
-				d.Model = ""
-			}
-		}
-	}
-	return set
-}
-
-// withoutAgentTool takes the agent tool out of a --tools list, which is
-// filtered before the agent tool exists, and reports whether the list
-// asks for it: when there is no list, or an entry names it.
-func withoutAgentTool(list []string) ([]string, bool) {
-	if len(list) == 0 {
-		return nil, true
-	}
-	want := false
-	rest := slices.DeleteFunc(slices.Clone(list), func(e string) bool {
-		if e == subagent.ToolName {
-			want = true
-			return true
-		}
-		if p, ok := strings.CutSuffix(e, "*"); ok && strings.HasPrefix(subagent.ToolName, p) {
-			want = true
-		}
-		return false
-	})
-	return rest, want
-}
-
-// filterTools applies a --tools list to reg, agent aside; see
-// withoutAgentTool.
-func filterTools(reg *tool.Registry, list []string) (*tool.Registry, bool, error) {
-	rest, want := withoutAgentTool(list)
-	switch {
-	case len(list) == 0:
-		return reg, true, nil
-	case len(rest) == 0: // only agent: no other tool
-		return reg.Exclude([]string{"*"}), want, nil
-	}
-	reg, err := reg.Filter(rest)
-	return reg, want, err
-}
-
-// addAgents registers the agent tool in reg, built with cfg, unless the
-// policy keeps it from the model. Children run on the parent's provider;
-// a definition's own model is used when wield can resolve it (modelFor),
-// else the parent's, with a warning.
-func (g *globals) addAgents(ws string, f *agentFlags, pol *policy.Policy, reg *tool.Registry, cfg subagent.Config,
-	modelFor func(model string) (llm.Provider, string, error)) error {
-	cfg.Definitions = g.loadAgents(ws)
-	cfg.MaxParallel, cfg.MaxDepth, cfg.Tools, cfg.Logger = f.maxParallel, f.depth, reg, g.logger()
-	if modelFor != nil {
-		var warned sync.Map
-		parent, parentModel := cfg.Provider, cfg.Model
-		cfg.ProviderFor = func(model string) (llm.Provider, string, error) {
-			p, name, err := modelFor(model)
-			if err != nil {
-				if _, done := warned.LoadOrStore(model, true); !done {
-					g.logger().Warn("a subagent's model is not available; it runs on the parent's", "model", model, "err", err)
-				}
-				return parent, parentModel, nil
-			}
-			return p, name, nil
-		}
-	}
-	if f.maxParallel < 0 {
-		return &exitError{exitUsage, fmt.Errorf("--max-agents %d: give a positive number", f.maxParallel)}
-	}
-	r, err := subagent.New(cfg)
-	if err != nil {
-		return &exitError{exitUsage, fmt.Errorf("--agent-depth: %w", err)}
-	}
-	if !pol.Offered(r.Tool()) {
-		return nil
-	}
-	return reg.Register(r.Tool())
+	return wield.Definitions(ws, g.trusted(ws), g.trustedPlugins(), g.logger())
 }
 
 // modelResolver returns what resolves a definition's model as --model
@@ -169,7 +79,7 @@ See also: wield run, wield help run.`,
 			}
 			user, _ := workspace.User()
 			home, _ := os.UserHomeDir()
-			set, problems := subagent.Load(append(subagent.Dirs(ws, user, home), g.pluginAgentDirs()...)...) // plugins: see extensions.go
+			set, problems := subagent.Load(append(subagent.Dirs(ws, user, home), wield.PluginAgentDirs(g.trustedPlugins())...)...) // plugins: see extensions.go
 			if asJSON {
 				type agentJSON struct {
 					Name            string          `json:"name"`

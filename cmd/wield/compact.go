@@ -2,24 +2,21 @@ package main
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wieldhq/wield/agent"
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/agent/subagent"
 	"github.com/wieldhq/wield/compact"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/replay"
 	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/session"
-	"github.com/wieldhq/wield/tool"
 )
 
 // newSessionCompactCommand is wield session compact.
@@ -72,11 +69,11 @@ See also: wield session show, wield run --session.`,
 				return err
 			}
 			pol := &policy.Policy{Root: ws, Logger: g.logger()}
-			if err := g.loadSettings(pol, ws); err != nil {
+			if err := wield.LoadSettings(pol, ws, g.trusted(ws)); err != nil {
 				return &exitError{exitUsage, err}
 			}
-			compactHooks(&cfg, pol.Hooks, ws)
-			g.useReviewAgent(&cfg, ws, modelFor)
+			wield.CompactionHooks(&cfg, pol.Hooks, ws)
+			wield.ReviewCompactions(&cfg, func() *subagent.Set { return g.loadAgents(ws) }, modelFor, g.logger())
 			if !yes && isTerminal(g.stderr) {
 				cfg.Confirm = g.confirmCompaction
 			}
@@ -146,104 +143,6 @@ func (g *globals) compactModel(cfg *compact.Config, ws, model, replayFile string
 		cfg.Window, cfg.MaxOutput = mc.Info.ContextWindow, mc.Info.MaxOutput
 	}
 	return g.modelResolver(rc, "", cat), nil
-}
-
-// runCompaction returns how a run compacts its session: the
-// configuration /compact in chat uses, and the compactor the loop uses
-// between rounds, nil when the model's window is unknown (then runs do
-// not compact by themselves). window overrides the catalogue's; summaries
-// are reviewed by the compaction-reviewer agent, whose model a
-// definition file may name (resolved by modelFor).
-func (g *globals) runCompaction(ws string, store *session.Store, p llm.Provider, model string, info *modelChoice, window int,
-	hooks *policy.Hooks, modelFor func(string) (llm.Provider, string, error)) (compact.Config, agent.Compactor, error) {
-	cfg := compact.Config{Store: store, Provider: p, Model: model, Window: window, Logger: g.logger()}
-	compactHooks(&cfg, hooks, "")
-	g.useReviewAgent(&cfg, ws, modelFor)
-	if window == 0 && info != nil && info.Known && info.Info.MaxOutput < info.Info.ContextWindow {
-		cfg.Window, cfg.MaxOutput = info.Info.ContextWindow, info.Info.MaxOutput
-	}
-	if cfg.Window <= 0 {
-		return cfg, nil, nil
-	}
-	c, err := compact.New(cfg)
-	if err != nil {
-		return cfg, nil, err
-	}
-	return cfg, c, nil
-}
-
-// reviewerAgent is the name of the agent that reviews compactions: a
-// definition file of this name (.wield/agents/compaction-reviewer.md)
-// sets its model or prompt.
-const reviewerAgent = "compaction-reviewer"
-
-// compactionReviewer is the built-in reviewer: no tools, the checklist,
-// and a verdict as data.
-func compactionReviewer() *subagent.Definition {
-	return &subagent.Definition{
-		Name:        reviewerAgent,
-		Description: "Reviews a summary before it replaces turns of a session.",
-		Tools:       []string{},
-		MaxTurns:    2,
-		Output:      json.RawMessage(`{"type":"object","properties":{"approved":{"type":"boolean"},"missing":{"type":"array","items":{"type":"string"}}},"required":["approved","missing"]}`),
-		Prompt: compact.ReviewChecklist + `
-
-When you have checked, call complete_task once: status "done", result a one-line verdict, and data {"approved": true or false, "missing": ["what is missing or wrong, one item each"]}.`,
-		Scope: subagent.ScopeBuiltin,
-	}
-}
-
-// useReviewAgent makes cfg's reviews go to the compaction-reviewer agent,
-// a child session of the session compacted, on cfg's model unless a
-// definition file names another (resolved by modelFor; nil means cfg's
-// model always). The agent definitions are read when the first summary
-// is reviewed, not at every start.
-func (g *globals) useReviewAgent(cfg *compact.Config, ws string, modelFor func(string) (llm.Provider, string, error)) {
-	if cfg.Provider == nil || cfg.Store == nil {
-		return
-	}
-	provider, model, store := cmp.Or(cfg.Reviewer, cfg.Provider), cmp.Or(cfg.ReviewerModel, cfg.Model), cfg.Store
-	runner := sync.OnceValues(func() (*subagent.Runner, error) {
-		none, err := tool.NewRegistry()
-		if err != nil {
-			return nil, err
-		}
-		return subagent.New(subagent.Config{Definitions: g.loadAgents(ws), Internal: []*subagent.Definition{compactionReviewer()},
-			Provider: provider, Model: model, ProviderFor: modelFor, Tools: none, Store: store, Logger: g.logger()})
-	})
-	cfg.Review = func(ctx context.Context, id, material string) (string, string, error) {
-		r, err := runner()
-		if err != nil {
-			return "", reviewerAgent, err
-		}
-		rep, err := r.Ask(ctx, id, reviewerAgent, material)
-		if err != nil {
-			return "", reviewerAgent, err
-		}
-		who := reviewerAgent + " (session " + rep.Session + ")"
-		if len(rep.Data) > 0 {
-			return string(rep.Data), who, nil
-		}
-		return rep.Result, who, nil // a partial report: its text may hold the verdict
-	}
-}
-
-// compactHooks makes the PreCompact and PostCompact hooks of h (nil for
-// none) cfg's Before and After; ws, if set, is where they run.
-func compactHooks(cfg *compact.Config, h *policy.Hooks, ws string) {
-	if h == nil {
-		return
-	}
-	if ws != "" {
-		h.Dir = ws
-	}
-	cfg.Before = func(ctx context.Context, id string, req compact.Request) (string, error) {
-		return h.PreCompact(ctx, policy.CompactEvent{SessionID: id, Trigger: req.Trigger, CustomInstructions: req.Focus})
-	}
-	cfg.After = func(ctx context.Context, id string, x *session.Compaction) {
-		h.PostCompact(ctx, policy.CompactEvent{SessionID: id, Trigger: x.Trigger, CustomInstructions: x.Focus, Kind: x.Kind,
-			Range: x.Range[:], TokensBefore: x.TokensBefore, TokensAfter: x.TokensAfter, Summary: x.Summary})
-	}
 }
 
 // confirmCompaction is the human gate of wield session compact: it shows

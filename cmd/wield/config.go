@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/jsonpos"
 	"github.com/wieldhq/wield/internal/levenshtein"
 	"github.com/wieldhq/wield/llm/catalog"
@@ -405,7 +406,7 @@ func configReports(ws string) []string {
 	for _, f := range files {
 		out = append(out, fileKeyReports(f, reflect.TypeFor[runConfig](), nil)...)
 	}
-	for _, f := range append(policy.SettingsFiles(ws), localSettings(ws)) {
+	for _, f := range append(policy.SettingsFiles(ws), wield.LocalSettings(ws)) {
 		out = append(out, unknownSettingsKeys(f)...)
 	}
 	for _, f := range mcp.ConfigFiles(ws) {

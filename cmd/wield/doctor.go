@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/catalog"
 	"github.com/wieldhq/wield/mcp"
@@ -262,7 +263,7 @@ func configFiles(ws string) []string {
 		files = append(files, u.Config())
 	}
 	files = append(files, policy.SettingsFiles(ws)...)
-	files = append(files, localSettings(ws))
+	files = append(files, wield.LocalSettings(ws))
 	files = append(files, mcp.ConfigFiles(ws)...)
 	out := []string{}
 	for _, f := range files {

@@ -12,15 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wieldhq/wield/agent"
-	"github.com/wieldhq/wield/agent/subagent"
 	"github.com/wieldhq/wield/internal/gitsafe"
 	"github.com/wieldhq/wield/mcp"
 	"github.com/wieldhq/wield/plugin"
-	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/skill"
-	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/env"
 	skilltools "github.com/wieldhq/wield/tools/skills"
 	"github.com/wieldhq/wield/workspace"
@@ -203,80 +199,6 @@ func pluginContents(pl *plugin.Plugin) []string {
 	return out
 }
 
-// extendRun prepares a run in workspace ws before its tools are built and
-// its session opens: store and the log hide the secrets the user gives
-// request_env;
-// the skills active in a session pre-approve calls inside pol (never over
-// a deny or ask rule); the hooks of the trusted plugins join pol's; the
-// skill listing is budgeted on window tokens (zero: unknown).
-func (g *globals) extendRun(ws string, store *session.Store, pol *policy.Policy, window int) {
-	x := g.extensions(ws)
-	store.Live, x.window = x.secrets, window
-	cfg := skilltools.Config{Catalog: g.skillCatalog(ws), Sessions: store}
-	// A skill of an untrusted workspace still loads, but grants nothing:
-	// its allowed-tools would pre-approve calls (see project.go).
-	projectGrants := g.trusted(ws)
-	pol.Grants = policy.GrantFunc(func(id string) []policy.Rule {
-		var rules []policy.Rule
-		for _, sk := range cfg.Active(id) {
-			if sk.Scope == skill.ScopeProject && !projectGrants {
-				continue
-			}
-			for _, t := range sk.AllowedTools {
-				r, err := policy.ParseRule(t)
-				if err != nil {
-					continue
-				}
-				rules = append(rules, r)
-			}
-		}
-		return rules
-	})
-	for _, pl := range g.trustedPlugins() {
-		for ev, ms := range pl.Hooks {
-			for _, m := range ms {
-				if pol.Hooks == nil {
-					pol.Hooks = &policy.Hooks{Dir: ws, Logger: g.logger()}
-				}
-				if err := pol.Hooks.AddHook(ev, m); err != nil {
-					g.logger().Warn("plugin hook", "plugin", pl.Name(), "event", ev, "err", err)
-				}
-			}
-		}
-	}
-}
-
-// extendGate returns the gate of a run in workspace ws: pol, asking for
-// every call of register_mcp_server and of the tools of MCP servers the
-// agent registered that the user has not confirmed, with the secrets the
-// user gave hidden in every result before the model, the journal and the
-// printed events see it.
-func (g *globals) extendGate(ws string, pol *policy.Policy) tool.Gate {
-	var gate tool.Gate = pol
-	if g.mcp != nil {
-		gate = mcp.ConfirmGate(g.mcp, pol)
-	}
-	return env.RedactResults(gate, g.extensions(ws).secrets)
-}
-
-// redactEvents returns f, with the secrets the user gave request_env
-// hidden in every tool event first: a shell command's streamed output
-// reaches the printed events (--json) before its result is redacted. A
-// nil f stays nil.
-func (g *globals) redactEvents(ws string, f func(agent.Event)) func(agent.Event) {
-	if f == nil {
-		return nil
-	}
-	secrets := g.extensions(ws).secrets
-	return func(e agent.Event) {
-		if e.Call != nil {
-			c := env.RedactEvent(*e.Call, secrets)
-			e.Call = &c
-		}
-		f(e)
-	}
-}
-
 // shellEnv returns what the shell tools add to every command's
 // environment: the values the user gave request_env in this process.
 func (g *globals) shellEnv() func() []string {
@@ -295,45 +217,6 @@ func listingWindow(chosen *modelChoice, flag int) int {
 		return chosen.Info.ContextWindow
 	}
 	return 0
-}
-
-// skillListing returns the listing of the skills of ws for the system
-// prompt, within the budget of the run's context window (see extendRun),
-// or the note that points to skill_search when it does not fit. Nil when
-// there are no skills.
-func (g *globals) skillListing(ws string) []agent.Document {
-	cat := g.skillCatalog(ws)
-	for _, p := range cat.Problems() {
-		if p.Severity >= skill.Warning {
-			g.logger().Warn("skill", "problem", p.Error())
-		}
-	}
-	skills := cat.Set().All()
-	if len(skills) == 0 {
-		return nil
-	}
-	text, ok := skill.Listing(skills, skill.Budget(g.extensions(ws).window))
-	if !ok {
-		text = skill.SearchNote(len(skills))
-	}
-	return []agent.Document{{Path: "skills", Content: text}}
-}
-
-// pluginAgentDirs returns the directories of the trusted plugins' agent
-// definitions, after the user's own (a name found twice keeps the
-// first). A plugin agent cannot set hooks or a permission mode: no agent
-// can (package subagent ignores both), and plugin.Load warns about them.
-func (g *globals) pluginAgentDirs() []subagent.Dir {
-	var dirs []subagent.Dir
-	for _, pl := range g.trustedPlugins() {
-		for _, f := range pl.AgentFiles {
-			d := subagent.Dir{Path: filepath.Dir(f), Scope: subagent.ScopeUser}
-			if !slices.Contains(dirs, d) {
-				dirs = append(dirs, d)
-			}
-		}
-	}
-	return dirs
 }
 
 // pluginCommands returns the prompt templates of the trusted plugins,

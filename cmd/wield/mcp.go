@@ -366,35 +366,6 @@ See also: wield mcp ls.`,
 	return cmd
 }
 
-// mcpTools returns the tools that manage the MCP servers of mgr:
-// register_mcp_server (opt-in; its registrations are recorded in the
-// sessions of deps.store) and debug_mcp_server.
-func (g *globals) mcpTools(mgr *mcp.Manager, deps toolDeps) []*tool.Tool {
-	opts := &mcp.RegisterOptions{}
-	if deps.store != nil {
-		opts.Recorder = deps.store
-	}
-	return []*tool.Tool{mcp.NewRegisterServer(mgr, opts), mcp.NewDebugServer(mgr)}
-}
-
-// resumeMCP keeps reg, a run's registry, in step with the MCP servers
-// from now on (a server the agent registers joins it), and mounts again
-// the servers the agent of sess registered before, as the session
-// recorded them (confirmed or not).
-func (g *globals) resumeMCP(ctx context.Context, ws string, reg *tool.Registry, sess *session.Session) {
-	if g.noMCP || g.mcp == nil {
-		return
-	}
-	g.mcp.Track(reg)
-	servers := sess.State().MCPServers()
-	if len(servers) == 0 {
-		return
-	}
-	for _, err := range g.mcp.Restore(ctx, servers, g.mcpLookup(ws)) {
-		g.logger().Warn("MCP server the agent registered", "session", sess.ID(), "err", err)
-	}
-}
-
 // mcpLookup returns how the values of a registered server's variables
 // are found when it is mounted again: the values the user gave
 // request_env in this process, then wield's environment.

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wieldhq/wield"
-	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/memory"
 )
 
@@ -23,13 +22,6 @@ func (g *globals) memoryStore(ws string) *memory.Store {
 		g.memory, g.memoryWS = wield.DefaultMemory(ws, os.Getenv, g.logger()), ws
 	}
 	return g.memory
-}
-
-// memoryIndex returns the memory indexes of workspace ws and of the user
-// as documents for the system prompt: the index only; notes are read on
-// demand. Problems are warnings: a run goes on without its memory.
-func (g *globals) memoryIndex(ws string) []agent.Document {
-	return wield.MemoryIndex(g.memoryStore(ws), g.logger())
 }
 
 func newMemoryCommand(g *globals) *cobra.Command {

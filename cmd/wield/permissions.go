@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/mcp"
 	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/tool"
@@ -26,7 +27,7 @@ import (
 // ignores. Otherwise the policy is headless and "ask" means deny.
 func (g *globals) policy(ws, mode string, interactive bool) (*policy.Policy, *terminalApprover, error) {
 	p := &policy.Policy{Root: ws, HeadlessHint: headlessHint, Logger: g.logger()}
-	if err := g.loadSettings(p, ws); err != nil {
+	if err := wield.LoadSettings(p, ws, g.trusted(ws)); err != nil {
 		return nil, nil, &exitError{exitUsage, err}
 	}
 	if rules := g.rulesFile(ws); rules != ".wield/settings.json" {
@@ -55,29 +56,11 @@ func (g *globals) policy(ws, mode string, interactive bool) (*policy.Policy, *te
 	return p, approver, nil
 }
 
-// loadSettings loads into p the user's settings, then the workspace's
-// (.wield/settings.json, then .wield/settings.local.json): whole when the
-// workspace is trusted, else only what restricts (see project.go).
-func (g *globals) loadSettings(p *policy.Policy, ws string) error {
-	var user []string
-	if u, err := workspace.User(); err == nil {
-		user = append(user, u.Settings())
-	}
-	if err := p.Load(user...); err != nil {
-		return err
-	}
-	project := []string{workspace.Layout{Root: ws}.Settings(), localSettings(ws)}
-	if g.trusted(ws) {
-		return p.Load(project...)
-	}
-	return p.LoadRestricting(project...)
-}
-
 // newApprover returns the terminal approver of policy p in workspace ws,
 // reading answers from in.
 func (g *globals) newApprover(in io.Reader, p *policy.Policy, ws string) *terminalApprover {
 	pal := palette{color: (g.tty || isTerminal(g.stderr)) && !g.noColor()}
-	local := localSettings(ws)
+	local := wield.LocalSettings(ws)
 	rel, err := filepath.Rel(ws, local)
 	if err != nil {
 		rel = local
@@ -139,13 +122,6 @@ func approvalPreview(pal palette, p *policy.Policy, c *tool.Call, name string, a
 		return renderCommand(pal, in.Command, vs)
 	}
 	return ""
-}
-
-// localSettings is the personal settings file of workspace ws,
-// .wield/settings.local.json: read after the project's, written by
-// "always in this project", kept out of git.
-func localSettings(ws string) string {
-	return filepath.Join(workspace.Layout{Root: ws}.State(), "settings.local.json")
 }
 
 // ignoreLocalSettings makes sure .wield/.gitignore of workspace ws names

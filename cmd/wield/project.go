@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/agent/subagent"
 	"github.com/wieldhq/wield/internal/gitsafe"
 	"github.com/wieldhq/wield/internal/jsonpos"
@@ -249,7 +250,7 @@ func projectManifest(ws string) (trust.Manifest, []string) {
 		}
 	}
 	l := workspace.Layout{Root: ws}
-	for _, f := range []string{l.Settings(), localSettings(ws)} {
+	for _, f := range []string{l.Settings(), wield.LocalSettings(ws)} {
 		add(settingsItems(f, rel(f)))
 	}
 	add(configItems(l.Config(), rel(l.Config())))
@@ -341,7 +342,7 @@ func configItems(path, source string) ([]trust.Item, error) {
 	if c.SandboxNetwork {
 		item(trust.KindSetting, "sandbox_network", "sandbox_network: sandboxed commands reach the network", true)
 	}
-	if extra := slices.DeleteFunc(slices.Clone(c.Tools), func(t string) bool { return !slices.Contains(optInTools, t) }); len(extra) > 0 {
+	if extra := slices.DeleteFunc(slices.Clone(c.Tools), func(t string) bool { return !slices.Contains(wield.OptIn, t) }); len(extra) > 0 {
 		item(trust.KindSetting, "tools", "tools offers "+strings.Join(extra, ", "), c.Tools)
 	}
 	if c.Catalog != nil {
@@ -375,7 +376,7 @@ func (c runConfig) restricting() runConfig {
 		MaxImages:         c.MaxImages,
 		Sandbox:           sandboxSetting{On: c.Sandbox.On, Hide: c.Sandbox.Hide},
 	}
-	if !slices.ContainsFunc(c.Tools, func(t string) bool { return slices.Contains(optInTools, t) }) {
+	if !slices.ContainsFunc(c.Tools, func(t string) bool { return slices.Contains(wield.OptIn, t) }) {
 		r.Tools = c.Tools
 	}
 	return r

@@ -285,7 +285,11 @@ func builtinSpecs(t *testing.T) map[string]tool.Spec {
 	t.Helper()
 	g := &globals{workdir: t.TempDir(), noMCP: true, stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
 	t.Cleanup(func() { g.close() })
-	ts, err := g.builtinTools(toolDeps{})
+	cfg, err := g.toolsConfig(toolDeps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := g.box.Tools(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

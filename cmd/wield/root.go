@@ -155,14 +155,14 @@ type toolDeps struct {
 	code codeDeps
 }
 
-// builtinTools returns wield's own tools, in display order, built with
-// deps by the process's toolbox (see package wield), which
-// [globals.close] closes.
-func (g *globals) builtinTools(deps toolDeps) ([]*tool.Tool, error) {
+// toolsConfig returns what wield's own tools are built with: deps, the
+// flags and the config files. The process's toolbox (see package wield),
+// which [globals.close] closes, builds them.
+func (g *globals) toolsConfig(deps toolDeps) (wield.ToolsConfig, error) {
 	ws, _ := g.workspace()
 	shellCfg, err := g.shellConfig(shell.Config{Supervisor: shellSupervisor()}) // --sandbox: see code.go
 	if err != nil {
-		return nil, err
+		return wield.ToolsConfig{}, err
 	}
 	x := g.extensions(ws)
 	cfg := wield.ToolsConfig{
@@ -188,7 +188,7 @@ func (g *globals) builtinTools(deps toolDeps) ([]*tool.Tool, error) {
 	if ws != "" && !g.noMCP {
 		g.addPluginServers(g.mcpManager(ws)) // extensions.go
 	}
-	return g.box.Tools(cfg)
+	return cfg, nil
 }
 
 // close releases what commands left running: every background shell job
@@ -215,7 +215,8 @@ func (g *globals) mcpManager(ws string) *mcp.Manager {
 			g.logger().Warn("MCP server configuration", "err", err)
 		}
 		g.mcp = mcp.NewManager(servers, &mcp.ManagerOptions{Dir: ws, LogDir: workspace.Layout{Root: ws}.MCPLogs(),
-			Logger: g.logger(), Version: moduleVersion(), Telemetry: g.telemetry(ws)})
+			Logger: g.logger(), Version: moduleVersion(), Telemetry: g.telemetry(ws),
+			ConfirmHint: func(server string) string { return "wield mcp confirm " + server }})
 	}
 	return g.mcp
 }
@@ -232,54 +233,24 @@ func (g *globals) mcpConfigFiles(ws string) []string {
 	return slices.DeleteFunc(files, func(f string) bool { return f == l.SharedMCP() || f == l.MCP() })
 }
 
-// registry builds the registry of built-in tools (built with deps) and
-// declared tools. Problems in declared-tool files are logged and the rest
-// of the registry still works, unless a file named with --tools-file
-// cannot be read at all.
+// registry builds the registry of built-in tools (built with deps),
+// declared tools and the tools of the MCP servers (see
+// [wield.NewRegistry]). Problems in declared-tool files are logged and the
+// rest of the registry still works, unless a file named with --tools-file
+// does not exist.
 func (g *globals) registry(ctx context.Context, ws string, deps toolDeps) (*tool.Registry, error) {
-	builtin, err := g.builtinTools(deps)
+	cfg, err := g.toolsConfig(deps)
 	if err != nil {
 		return nil, err
 	}
-	reg, err := tool.NewRegistry(builtin...)
-	if err != nil {
-		return nil, err
-	}
-	log := g.logger()
-	add := func(ts []*tool.Tool) {
-		for _, t := range ts {
-			if err := reg.Register(t); err != nil {
-				log.Warn("declared tool skipped", "err", err)
-			}
-		}
-	}
-	if g.trusted(ws) { // declared tools run commands: see project.go
-		ts, err := tool.LoadDeclaredDir(workspace.Layout{Root: ws}.Tools())
-		if err != nil {
-			log.Warn("declared tools", "err", err)
-		}
-		add(ts)
-	}
-	for _, f := range g.toolsFile {
-		ts, err := tool.LoadDeclared(f)
-		if err != nil {
-			if len(ts) == 0 && errors.Is(err, os.ErrNotExist) {
-				return nil, &exitError{exitUsage, err}
-			}
-			log.Warn("declared tools", "err", err)
-		}
-		add(ts)
-	}
+	rc := wield.RegistryConfig{Toolbox: &g.box, Tools: cfg, Declared: g.toolsFile,
+		Warn: func(msg string, err error) { g.logger().Warn(msg, "err", err) }}
 	if !g.noMCP {
-		mgr := g.mcpManager(ws)
-		for _, err := range mgr.Mount(ctx, reg) {
-			log.Warn("MCP server", "err", err)
-		}
-		for _, t := range g.mcpTools(mgr, deps) { // see mcp.go
-			if err := reg.Register(t); err != nil {
-				return nil, err
-			}
-		}
+		rc.MCP = g.mcpManager(ws)
 	}
-	return reg, nil
+	reg, err := wield.NewRegistry(ctx, rc)
+	if err != nil && errors.Is(err, os.ErrNotExist) {
+		return nil, &exitError{exitUsage, err}
+	}
+	return reg, err
 }

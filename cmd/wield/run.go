@@ -3,18 +3,17 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/agent/subagent"
 	"github.com/wieldhq/wield/compact"
@@ -24,7 +23,6 @@ import (
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/env"
-	"github.com/wieldhq/wield/tools/shell"
 )
 
 // runFlags are the flags `wield run` and `wield chat` share.
@@ -169,135 +167,119 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		closeRecord = rec.Close
 		provider = replay.Record(provider, rec)
 	}
-	root, err := os.OpenRoot(ws)
-	if err != nil {
-		return nil, err
-	}
 	// The policy comes first: whether a person is there to answer
 	// decides what ask_user is built with.
 	pol, approver, err := g.policy(ws, f.mode, !f.json && !f.worker)
 	if err != nil {
-		root.Close()
+		closeRecord()
 		return nil, err
 	}
 	if f.screen != nil { // chat's screen asks: see chat_ask.go
 		approver, pol.Headless = g.newApprover(nil, pol, ws), false
 	}
-	g.extendRun(ws, store, pol, listingWindow(chosen, f.window)) // skills, plugins, secrets: see extensions.go
+	window := listingWindow(chosen, f.window)
+	g.extensions(ws).window = window // the skill tools' budget: see extensions.go
 	deps := toolDeps{store: store, code: g.codeDepsFor(provider, modelName, modelFor)}
 	if approver != nil { // a person is at the terminal
 		deps.asker = f.screen.asker(approver)
 	}
 	reg, err := g.registry(ctx, ws, deps)
 	if err != nil {
-		root.Close()
+		closeRecord()
 		return nil, err
 	}
-	toolList := splitList(f.tools, cfg.Tools)
-	reg, wantAgents, err := filterTools(reg, toolList)
-	if err != nil {
-		root.Close()
-		return nil, &exitError{exitUsage, fmt.Errorf("--tools: %w", err)}
+	var denier *headlessApprover
+	var approve tool.Approver
+	if approver != nil { // a person is at the terminal
+		approve = f.screen.approver(approver)
+	} else {
+		// Nobody can answer: calls that need approval are denied with a
+		// reason the model reads, and counted for the exit code.
+		pol.Headless = false
+		denier = &headlessApprover{hint: pol.HeadlessHint, rules: g.rulesFile(ws)}
+		approve = denier
 	}
-	reg = reg.Exclude(withheldTools(toolList, approver != nil))
-	if reg, err = pol.Filter(reg); err != nil {
-		root.Close()
+	x := g.extensions(ws)
+	opts := wield.Options{
+		Workspace: ws,
+		Trusted:   g.trusted(ws),
+		Provider:  provider,
+		Model:     cfg.Model,
+		ModelFor:  modelFor,
+		Store:     store,
+		Policy:    pol,
+		Approver:  approve,
+		Tools:     splitList(f.tools, cfg.Tools),
+		Registry:  reg,
+		ToolsConfig: wield.ToolsConfig{Asker: deps.asker, Memory: g.memoryStore(ws), Skills: g.skillCatalog(ws),
+			Env: env.Config{Vars: x.vars, Secrets: x.secrets}},
+		Plugins:   g.trustedPlugins(),
+		Secrets:   x.secrets,
+		Subagents: subagent.Config{MaxParallel: f.agents.maxParallel, MaxDepth: f.agents.depth},
+		Loop: agent.Config{
+			SystemPrompt:      cfg.SystemPrompt,
+			MaxRounds:         cfg.MaxRounds,
+			StopAtTools:       planStops(f, approver != nil),
+			ExpireToolResults: cfg.ExpireToolResults,
+			MaxImages:         cfg.MaxImages,
+			OnEvent:           onEvent,
+			CompactHint:       "wield chat /compact",
+		},
+		Logger:    g.logger(),
+		Telemetry: g.telemetry(ws), // see tracing.go
+	}
+	if !g.noMCP {
+		opts.MCP = g.mcp
+	}
+	opts.Window = window
+	if f.window == 0 && chosen != nil && chosen.Known {
+		opts.MaxOutput = chosen.Info.MaxOutput // compaction leaves room for it
+	}
+	a, err := wield.New(ctx, opts)
+	if err != nil {
+		closeRecord()
+		var oe *wield.OptionError
+		switch {
+		case errors.As(err, &oe) && oe.Field == "Subagents.MaxParallel":
+			return nil, &exitError{exitUsage, fmt.Errorf("--max-agents %d: give a positive number", f.agents.maxParallel)}
+		case errors.As(err, &oe) && oe.Field == "Subagents.MaxDepth":
+			return nil, &exitError{exitUsage, fmt.Errorf("--agent-depth: %w", oe.Err)}
+		case errors.As(err, &oe):
+			return nil, &exitError{exitUsage, err}
+		}
 		return nil, err
 	}
-	for _, w := range pol.Warnings(reg) {
-		g.logger().Warn("permission rule", "warning", w)
-	}
-	instructions, err := agent.FindInstructions(ws)
-	if err != nil {
-		g.logger().Warn("project instructions", "err", err)
-	}
-	instructions = append(instructions, g.memoryIndex(ws)...)  // see memory.go
-	instructions = append(instructions, g.skillListing(ws)...) // see extensions.go
+	env := &runEnv{agent: a.Agent, model: modelName, priced: priced, compact: a.Compaction, denied: denier, logFile: logFile,
+		tools: a.Tools, policy: pol, store: store}
 	// A worker's agent serves many sessions, which its activities open
 	// themselves (see worker.go): it opens none here.
 	var sess *session.Session
-	closeSess := func() {
-		if sess != nil {
-			sess.Close()
-		}
-	}
 	if !f.worker {
 		if sess, err = g.openSession(ctx, store, f, modelName, task); err != nil {
-			root.Close()
+			closeRecord()
+			a.Close()
 			return nil, err
 		}
 		g.reportOpenChange(sess)                                   // see undo.go
-		g.resumeMCP(ctx, ws, reg, sess)                            // see mcp.go
+		a.Resume(ctx, sess)                                        // shell jobs and MCP servers left by its last run
 		if err := startPlanMode(sess, store, pol, f); err != nil { // see plan.go
 			sess.Close()
-			root.Close()
+			a.Close()
+			closeRecord()
 			return nil, err
 		}
 		if !f.json && (g.tty || isTerminal(g.stderr)) {
 			pal := palette{color: !g.noColor()}
 			fmt.Fprintln(g.stderr, pal.dim(fmt.Sprintf("session %s (%s)", sess.ID(), modelName)))
 		}
-	}
-	runnerOptions := tool.RunnerOptions{Logger: g.logger(), Gate: g.extendGate(ws, pol)}
-	var denier *headlessApprover
-	if approver != nil { // a person is at the terminal
-		runnerOptions.Approver = f.screen.approver(approver)
-	} else {
-		// Nobody can answer: calls that need approval are denied with a
-		// reason the model reads, and counted for the exit code.
-		pol.Headless = false
-		denier = &headlessApprover{hint: pol.HeadlessHint, rules: g.rulesFile(ws)}
-		runnerOptions.Approver = denier
-	}
-	if wantAgents { // subagents: see agents.go
-		err := g.addAgents(ws, &f.agents, pol, reg, subagent.Config{Provider: provider, Model: cfg.Model, RunnerOptions: runnerOptions,
-			Store: store, Root: root, Instructions: instructions, Telemetry: g.telemetry(ws)}, modelFor)
-		if err != nil {
-			closeSess()
-			root.Close()
-			return nil, err
-		}
-	}
-	cc, compactor, err := g.runCompaction(ws, store, provider, cfg.Model, chosen, f.window, pol.Hooks, modelFor) // see compact.go
-	if err != nil {
-		closeSess()
-		root.Close()
-		return nil, &exitError{exitUsage, err}
-	}
-	a, err := agent.New(agent.Config{
-		Compactor:         compactor,
-		Rounds:            g.undoRounds(ws, store, os.Getenv), // see undo.go
-		Provider:          provider,
-		Model:             cfg.Model,
-		Tools:             reg,
-		RunnerOptions:     runnerOptions,
-		Name:              "wield",
-		SystemPrompt:      cfg.SystemPrompt,
-		Instructions:      instructions,
-		Root:              root,
-		MaxRounds:         cfg.MaxRounds,
-		StopAtTools:       planStops(f, approver != nil),
-		ExpireToolResults: cfg.ExpireToolResults,
-		MaxImages:         cfg.MaxImages,
-		OnEvent:           g.redactEvents(ws, onEvent), // secrets: see extensions.go
-		Logger:            g.logger(),
-		Telemetry:         g.telemetry(ws), // see tracing.go
-	})
-	if err != nil {
-		closeSess()
-		root.Close()
-		return nil, err
-	}
-	env := &runEnv{agent: a, model: modelName, priced: priced, compact: cc, denied: denier, logFile: logFile,
-		tools: reg, policy: pol, store: store, close: func() error {
-			var err error
-			if sess != nil {
-				err = sess.Close()
-			}
-			return errors.Join(err, root.Close(), closeRecord())
-		}}
-	if sess != nil {
 		env.session = sess
+	}
+	env.close = func() error {
+		var err error
+		if sess != nil {
+			err = sess.Close()
+		}
+		return errors.Join(err, a.Close(), closeRecord())
 	}
 	return env, nil
 }
@@ -313,7 +295,6 @@ func (g *globals) openSession(_ context.Context, st *session.Store, f *runFlags,
 		if err != nil {
 			return nil, &exitError{exitUsage, err}
 		}
-		sweepShellJobs(s.State(), g.logger())
 		return s, nil
 	}
 	switch f.context {
@@ -326,48 +307,6 @@ func (g *globals) openSession(_ context.Context, st *session.Store, f *runFlags,
 		return nil, &exitError{exitUsage, err}
 	}
 	return s, nil
-}
-
-// sweepShellJobs kills what is left of the shell commands that results in
-// session st recorded as still running. The session's writer lock is
-// held, so the wield that ran them is gone; had it stopped them, no
-// process would carry their markers any more.
-func sweepShellJobs(st *session.State, log *slog.Logger) {
-	var markers []string
-	for _, turns := range [][]session.Turn{st.Turns, st.Pool} {
-		for _, t := range turns {
-			if t.Kind != session.TurnToolResponse || t.Tool != "run_shell_command" && t.Tool != "shell_output" {
-				continue
-			}
-			var d shell.RunData
-			if json.Unmarshal(t.Data, &d) == nil && d.Running && d.Marker != "" {
-				markers = append(markers, d.Marker)
-			}
-		}
-	}
-	if n := shell.Sweep(markers); n > 0 {
-		log.Warn("killed processes of shell commands left running by the session's last run", "session", st.Header.ID, "processes", n)
-	}
-}
-
-// optInTools are offered to the model only when --tools or the config's
-// "tools" names them: each can do lasting harm a run rarely needs
-// (delete a session, start any program as an MCP server).
-var optInTools = []string{"delete_session", "register_mcp_server"}
-
-// withheldTools returns the tools a run does not offer: the opt-in tools
-// list does not name exactly, and ask_user when nobody can answer.
-func withheldTools(list []string, human bool) []string {
-	var out []string
-	for _, t := range optInTools {
-		if !slices.Contains(list, t) {
-			out = append(out, t)
-		}
-	}
-	if !human {
-		out = append(out, "ask_user")
-	}
-	return out
 }
 
 func splitList(flag string, fallback []string) []string {

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/ledger"
 	"github.com/wieldhq/wield/session"
 )
@@ -100,16 +102,15 @@ func TestUndoRoundsWatches(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			store := &session.Store{Dir: filepath.Join(tt.ws, ".wield", "sessions")}
-			g := &globals{}
-			obs := g.undoRounds(tt.ws, store, func(k string) string {
+			obs := wield.UndoTracker(tt.ws, store, func(k string) string {
 				if k == "WIELD_SNAPSHOTS" {
 					return tt.env
 				}
 				return ""
-			})
+			}, slog.New(slog.DiscardHandler))
 			tr, ok := obs.(*ledger.Tracker)
 			if !ok {
-				t.Fatalf("undoRounds = %T, want a *ledger.Tracker", obs)
+				t.Fatalf("UndoTracker = %T, want a *ledger.Tracker", obs)
 			}
 			whole := false
 			for _, w := range tr.Watch {
