@@ -10,9 +10,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/wieldhq/wield/internal/diff"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/session"
-	"github.com/wieldhq/wield/tools/fs"
 )
 
 //go:embed assets
@@ -197,7 +197,7 @@ func diffsOf(c *call, get blobGetter) []fileDiff {
 			out = append(out, d)
 			continue
 		}
-		d.Lines = hunkLines(fs.Diff(before, after, diffContext))
+		d.Lines = hunkLines(diff.Hunks(before, after, diffContext))
 		out = append(out, d)
 	}
 	if len(out) > 0 || c.Tool != "replace" {
@@ -211,7 +211,7 @@ func diffsOf(c *call, get blobGetter) []fileDiff {
 	if json.Unmarshal(c.Arguments, &in) != nil || in.Path == "" {
 		return nil
 	}
-	return []fileDiff{{Path: in.Path, Note: "as asked", Lines: hunkLines(fs.Diff(clip(in.OldString, maxDiffInput), clip(in.NewString, maxDiffInput), diffContext))}}
+	return []fileDiff{{Path: in.Path, Note: "as asked", Lines: hunkLines(diff.Hunks(clip(in.OldString, maxDiffInput), clip(in.NewString, maxDiffInput), diffContext))}}
 }
 
 func version(get blobGetter, hash string) (string, bool) {
@@ -228,7 +228,7 @@ func version(get blobGetter, hash string) (string, bool) {
 	return clip(string(b), maxDiffInput), true
 }
 
-func hunkLines(hunks []fs.Hunk) []diffLine {
+func hunkLines(hunks []diff.Hunk) []diffLine {
 	var out []diffLine
 	for _, h := range hunks {
 		out = append(out, diffLine{"hunk", fmt.Sprintf("@@ -%d,%d +%d,%d @@", h.OldStart, h.OldLines, h.NewStart, h.NewLines)})

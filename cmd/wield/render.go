@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wieldhq/wield/internal/diff"
 	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/fs"
@@ -288,7 +289,7 @@ const maxDiffShown = 400
 // →, trailing spaces as ·, carriage returns as ␍).
 func renderChange(p palette, ch fs.Change) string {
 	var b strings.Builder
-	hunks := fs.Diff(ch.Old, ch.New, 3)
+	hunks := diff.Hunks(ch.Old, ch.New, 3)
 	added, removed := 0, 0
 	for _, h := range hunks {
 		for _, l := range h.Lines {
@@ -339,7 +340,7 @@ func renderChange(p palette, ch fs.Change) string {
 	return b.String()
 }
 
-func countDiffLines(hs []fs.Hunk) int {
+func countDiffLines(hs []diff.Hunk) int {
 	n := 0
 	for _, h := range hs {
 		n += len(h.Lines)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/wieldhq/wield/internal/diff"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -98,10 +99,10 @@ func (r replacer) replace(ctx context.Context, c *tool.Call, w *workspace, in Re
 	if err := r.cfg.record(ctx, c, w, t.rel, &t, ed.content, t.mode); err != nil {
 		return tool.Result{}, err
 	}
-	a, b := splitLines(string(toLF(t.old))), splitLines(string(toLF(ed.content)))
-	es := diffLines(a, b)
+	a, b := diff.SplitLines(string(toLF(t.old))), diff.SplitLines(string(toLF(ed.content)))
+	es := diff.Edits(a, b)
 	data := ReplaceData{Path: in.Path, Replacements: ed.count, Whitespace: ed.whitespace}
-	data.Added, data.Removed = diffStats(es)
+	data.Added, data.Removed = diff.Count(es)
 	out := newOutput(r.cfg.OutputBudget)
 	head := fmt.Sprintf("Replaced %s in %s.", plural(ed.count, "occurrence"), in.Path)
 	if ed.whitespace {
@@ -234,7 +235,7 @@ func textLines(text string) []string {
 // the lines of old match whole lines of text, ignoring whitespace, and the
 // number of lines of old.
 func looseMatches(text, old string) ([]int, int) {
-	want := splitLines(old)
+	want := diff.SplitLines(old)
 	keys := make([]string, len(want))
 	blank := true
 	for i, l := range want {
@@ -273,7 +274,7 @@ func replaceLoose(text, old, new string, starts []int, m int) string {
 	if lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
-	oldLines := splitLines(old)
+	oldLines := diff.SplitLines(old)
 	first := 0
 	for first < len(oldLines) && strings.TrimSpace(oldLines[first]) == "" {
 		first++
@@ -297,7 +298,7 @@ func replaceLoose(text, old, new string, starts []int, m int) string {
 		if eol == "\r\n" {
 			sep = eol
 		}
-		newLines := splitLines(new)
+		newLines := diff.SplitLines(new)
 		for i, l := range newLines {
 			switch {
 			case strings.TrimSpace(l) == "":
@@ -331,8 +332,8 @@ func leadingSpace(s string) string {
 // whitespace made visible, so that the model can see what differs.
 func closest(text, old string) string {
 	msg := "old_string was not found in FILE, not even ignoring whitespace"
-	want := splitLines(old)
-	lines := splitLines(text)
+	want := diff.SplitLines(old)
+	lines := diff.SplitLines(text)
 	if len(lines) == 0 || len(want) == 0 {
 		return msg + ". The file is empty."
 	}
@@ -371,7 +372,7 @@ func similarity(a, b string) float64 {
 		}
 		return 1
 	}
-	pre, suf := commonAffix(len(a), len(b), func(i, j int) bool { return a[i] == b[j] })
+	pre, suf := diff.CommonAffix(len(a), len(b), func(i, j int) bool { return a[i] == b[j] })
 	return float64(pre+suf) / float64(max(len(a), len(b)))
 }
 

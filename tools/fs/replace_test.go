@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wieldhq/wield/internal/diff"
 )
 
 func TestReplace(t *testing.T) {
@@ -204,20 +206,20 @@ func checkEdit(t *testing.T, content, old, new, got string, whitespace bool) {
 		return
 	}
 	oldKeys := map[string]bool{}
-	for _, l := range splitLines(strings.ReplaceAll(old, "\r\n", "\n")) {
+	for _, l := range diff.SplitLines(strings.ReplaceAll(old, "\r\n", "\n")) {
 		oldKeys[looseKey(l)] = true
 	}
 	newKeys := map[string]bool{"": true}
-	for _, l := range splitLines(strings.ReplaceAll(new, "\r\n", "\n")) {
+	for _, l := range diff.SplitLines(strings.ReplaceAll(new, "\r\n", "\n")) {
 		newKeys[strings.TrimSpace(l)] = true
 	}
-	a, b := splitLines(string(toLF([]byte(content)))), splitLines(string(toLF([]byte(got))))
-	for _, e := range diffLines(a, b) {
+	a, b := diff.SplitLines(string(toLF([]byte(content)))), diff.SplitLines(string(toLF([]byte(got))))
+	for _, e := range diff.Edits(a, b) {
 		switch {
-		case e.kind == '-' && !oldKeys[looseKey(a[e.a])]:
-			t.Fatalf("whitespace-tolerant replace removed %q, which is no line of old_string %q\nfile %q → %q", a[e.a], old, content, got)
-		case e.kind == '+' && !newKeys[strings.TrimSpace(b[e.b])]:
-			t.Fatalf("whitespace-tolerant replace added %q, which is no line of new_string %q\nfile %q → %q", b[e.b], new, content, got)
+		case e.Kind == '-' && !oldKeys[looseKey(a[e.A])]:
+			t.Fatalf("whitespace-tolerant replace removed %q, which is no line of old_string %q\nfile %q → %q", a[e.A], old, content, got)
+		case e.Kind == '+' && !newKeys[strings.TrimSpace(b[e.B])]:
+			t.Fatalf("whitespace-tolerant replace added %q, which is no line of new_string %q\nfile %q → %q", b[e.B], new, content, got)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"fmt"
 
+	"github.com/wieldhq/wield/internal/diff"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -93,9 +94,9 @@ func (wr writer) write(ctx context.Context, c *tool.Call, w *workspace, in Write
 		out.line(fmt.Sprintf("Created %s (%s, %s).", in.Path, plural(data.Lines, "line"), formatSize(int64(data.Bytes))))
 		return tool.Result{Success: true, Output: out.String(), Data: data}, nil
 	}
-	a, b := splitLines(string(toLF(t.old))), splitLines(string(toLF(content)))
-	es := diffLines(a, b)
-	data.Added, data.Removed = diffStats(es)
+	a, b := diff.SplitLines(string(toLF(t.old))), diff.SplitLines(string(toLF(content)))
+	es := diff.Edits(a, b)
+	data.Added, data.Removed = diff.Count(es)
 	summary := fmt.Sprintf("Updated %s: %s added, %s removed (%d → %d lines).",
 		in.Path, plural(data.Added, "line"), plural(data.Removed, "line"), len(a), len(b))
 	if data.LineEndings != "" {
