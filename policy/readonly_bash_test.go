@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -63,7 +64,9 @@ func newScratchRepo(t testing.TB, bash string) *scratchRepo {
 	}
 	s.env = []string{"PATH=" + path, "HOME=" + home, "TMPDIR=" + filepath.Join(root, "tmp"), "LC_ALL=C",
 		"GIT_CEILING_DIRECTORIES=" + root, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_OPTIONAL_LOCKS=0", // as tools/shell runs git
+		// As tools/shell runs git: no optional lock (git status does not
+		// write the index), no pager, editor or prompt.
+		"GIT_OPTIONAL_LOCKS=0", "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GOCACHE=" + filepath.Join(root, "gocache"),
 		"GOPATH=" + filepath.Join(root, "gopath"), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly"}
 	files := map[string]string{
@@ -146,7 +149,10 @@ func snapshot(dir string) (map[string]string, error) {
 }
 
 // run runs line with bash in a fresh copy of the template and returns
-// the entries it created, changed or deleted.
+// the entries it created, changed or deleted. The snapshot is taken once
+// bash and every process it started have exited: a line that leaves a
+// job in the background (`{ git status; } &`) is judged by what the job
+// did, not by how far it got before it was killed.
 func (s *scratchRepo) run(ctx context.Context, line string) ([]string, error) {
 	if strings.IndexByte(line, 0) >= 0 {
 		return nil, nil
@@ -171,11 +177,30 @@ func (s *scratchRepo) run(ctx context.Context, line string) ([]string, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
-	if err := cmd.Start(); err != nil {
+	// Every process the line starts inherits the write end of a pipe, as
+	// its file descriptor 3, and holds it until it exits: the read end
+	// comes to its end when the last of them has exited.
+	running, held, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer running.Close()
+	cmd.ExtraFiles = []*os.File{held}
+	err = cmd.Start()
+	held.Close()
+	if err != nil {
 		return nil, fmt.Errorf("start bash: %w", err)
 	}
 	_ = cmd.Wait() // many lines fail; only what they change matters
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if err := waitForEOF(ctx, running); err != nil {
+		// A job still ran at the line's deadline: it is killed, and the
+		// snapshot waits for it to be gone (a second at most).
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		_ = waitForEOF(ctx, running)
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // any that let go of the pipe
 	after, err := snapshot(work)
 	if err != nil {
 		return nil, err
@@ -193,6 +218,17 @@ func (s *scratchRepo) run(ctx context.Context, line string) ([]string, error) {
 	}
 	slices.Sort(changed)
 	return changed, nil
+}
+
+// waitForEOF reads r to its end, or until ctx's deadline.
+func waitForEOF(ctx context.Context, r *os.File) error {
+	if d, ok := ctx.Deadline(); ok {
+		if err := r.SetReadDeadline(d); err != nil {
+			return err
+		}
+	}
+	_, err := io.Copy(io.Discard, r)
+	return err
 }
 
 // runAll runs lines on one worker per CPU and returns what each changed,
@@ -230,6 +266,22 @@ func (s *scratchRepo) runAll(t *testing.T, lines []string) map[string][]string {
 		t.Error(err)
 	}
 	return changed
+}
+
+// TestScratchRepoWaitsForJobs checks that a line's snapshot is taken once
+// the jobs it left in the background have ended: what they write after
+// bash exits counts, on a loaded machine as on a quiet one.
+func TestScratchRepoWaitsForJobs(t *testing.T) {
+	s := newScratchRepo(t, findBash(t))
+	for _, line := range []string{"{ git log >/dev/null; touch CANARY; } &", "(git status >/dev/null; touch CANARY) & echo started"} {
+		changed, err := s.run(t.Context(), line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{".", "CANARY"}; !slices.Equal(changed, want) {
+			t.Errorf("run(%q) changed %q, want %q", line, changed, want)
+		}
+	}
 }
 
 // roGen generates lines from whitelisted commands with harmless and
