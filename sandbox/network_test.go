@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -162,7 +161,7 @@ func TestProxiedCommandsKeepTheirLimits(t *testing.T) {
 			if res.ExitCode == 0 || strings.Contains(string(res.Stdout), "done") {
 				t.Errorf("allocating 1 GiB under a 64 MiB limit: exit %d, stdout %q; want a failure", res.ExitCode, res.Stdout)
 			}
-			mark := strconv.FormatInt(time.Now().UnixNano()%1e6, 10)
+			mark := processMark(t)
 			res = run(t, sb, &sandbox.Command{Args: sh("sleep 3611." + mark + " & setsid sleep 3612." + mark + " & sleep 3613." + mark),
 				Timeout: 300 * time.Millisecond})
 			if res.Limit != "timeout" {

@@ -3,6 +3,8 @@ package sandbox_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"hash/fnv"
 	"net"
 	"os"
 	"os/exec"
@@ -270,7 +272,7 @@ func TestTimeoutKillsEverything(t *testing.T) {
 	each(t, func(t *testing.T, sb *sandbox.Sandbox) {
 		// A child in the background, one in a session of its own, and the
 		// shell itself all sleep; each gets a mark of its own.
-		mark := strconv.FormatInt(time.Now().UnixNano()%1e6, 10)
+		mark := processMark(t)
 		script := "sleep 3601." + mark + " & setsid sleep 3602." + mark + " & sleep 3603." + mark
 		res := run(t, sb, &sandbox.Command{Args: sh(script), Timeout: 300 * time.Millisecond})
 		if res.Limit != "timeout" {
@@ -284,7 +286,7 @@ func TestTimeoutKillsEverything(t *testing.T) {
 
 func TestLeftoversDieWithTheCommand(t *testing.T) {
 	each(t, func(t *testing.T, sb *sandbox.Sandbox) {
-		mark := strconv.FormatInt(time.Now().UnixNano()%1e6, 10)
+		mark := processMark(t)
 		res := run(t, sb, &sandbox.Command{Args: sh("sleep 3604." + mark + " > /dev/null 2>&1 & echo started")})
 		if res.ExitCode != 0 || res.Limit != "" {
 			t.Errorf("exit %d, limit %q; want 0 and none", res.ExitCode, res.Limit)
@@ -293,6 +295,18 @@ func TestLeftoversDieWithTheCommand(t *testing.T) {
 			t.Errorf("still running after Run returned: %q", left)
 		}
 	})
+}
+
+// processMark returns the mark that the processes t starts carry in
+// their command lines (sleep 3601.MARK), for processesWith to find them
+// and no others: the test process's id and a hash of the test's name, 16
+// digits. It differs between the tests of one process and between test
+// processes running at once, and is never short enough for another
+// command line to hold it by chance.
+func processMark(t *testing.T) string {
+	h := fnv.New32a()
+	h.Write([]byte(t.Name()))
+	return fmt.Sprintf("%08d%08d", os.Getpid()%1e8, h.Sum32()%1e8)
 }
 
 // processesWith lists the command lines of live processes that contain
