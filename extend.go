@@ -2,6 +2,7 @@ package wield
 
 import (
 	"log/slog"
+	"os"
 	"path/filepath"
 
 	"github.com/wieldhq/wield/agent"
@@ -92,6 +93,21 @@ func extend(pol *policy.Policy, skills skilltools.Config, plugins []*plugin.Plug
 			}
 		}
 	}
+}
+
+// DefaultSkills returns the catalog of the skills of workspace ws ("" for
+// none), of the user (wield's, Claude Code's, Codex's and gemini-cli's
+// folders) and of plugins. Nothing is read until it is used.
+func DefaultSkills(ws string, plugins []*plugin.Plugin) *skill.Catalog {
+	user, _ := workspace.User()
+	home, _ := os.UserHomeDir()
+	roots := skill.Roots(ws, user, home)
+	for _, pl := range plugins {
+		for _, d := range pl.SkillDirs {
+			roots = append(roots, skill.Root{Dir: d, Scope: skill.ScopePlugin, Plugin: pl.Name()})
+		}
+	}
+	return &skill.Catalog{Roots: roots}
 }
 
 // SkillListing returns the listing of the skills of cat for the system

@@ -27,9 +27,9 @@ import (
 	"github.com/wieldhq/wield/workspace"
 )
 
-// Options are what [New] assembles an agent from. Provider is required;
-// a zero value in any other field means the default its comment gives,
-// which is what the wield command does.
+// Options are what [New] assembles an agent from. Provider or Model is
+// required; a zero value in any other field means the default its comment
+// gives, which is what the wield command does.
 type Options struct {
 	// Workspace is the folder the agent works in: the root of the paths
 	// its tools accept, where it finds its instructions (AGENTS.md) and
@@ -42,18 +42,23 @@ type Options struct {
 	// hooks. Untrusted, only what restricts applies (see package trust).
 	Trusted bool
 
-	// Provider answers for the model Model names. Required.
+	// Provider answers for the model Model names. Nil means the provider
+	// [ChooseModel] and [OpenModel] give for Model ("provider:model" or a
+	// name the catalogue knows, the key from the provider's variables in
+	// the environment).
 	Provider llm.Provider
-	// Model is the model's name as Provider knows it.
+	// Model is the model's name as Provider knows it, or, without a
+	// Provider, as the catalogue knows it.
 	Model string
 	// ModelFor resolves another model by name, for agent definitions that
 	// name theirs and for the compaction reviewer. Nil means Provider
-	// answers for every name.
+	// answers for every name, or, when New chose the provider, that the
+	// catalogue resolves them as it did Model.
 	ModelFor func(model string) (llm.Provider, string, error)
 	// Window is the model's context window in tokens, and MaxOutput its
 	// output limit. With a Window the session is compacted automatically
-	// near it; zero means it is not, and the skill listing gets the
-	// smallest budget.
+	// near it; zero means it is not (or, when New chose the provider, the
+	// catalogue's window), and the skill listing gets the smallest budget.
 	Window, MaxOutput int
 
 	// Store keeps the sessions. Nil means the workspace's store
@@ -91,8 +96,9 @@ type Options struct {
 	// Memory holds the notes whose index the system prompt carries; nil
 	// means ToolsConfig.Memory, else [DefaultMemory].
 	Memory *memory.Store
-	// Skills holds the skills listed in the system prompt; nil means
-	// ToolsConfig.Skills (and none when that is nil too).
+	// Skills holds the skills listed in the system prompt and offered by
+	// the skill tools; nil means ToolsConfig.Skills, else
+	// [DefaultSkills] of the workspace and Plugins.
 	Skills *skill.Catalog
 	// Plugins are the plugins the user trusts: their hooks join the
 	// policy's and their agent definitions the workspace's.
@@ -146,9 +152,6 @@ type Agent struct {
 // and undo. What it opens is closed by [Agent.Close], or by New itself
 // when it fails.
 func New(ctx context.Context, opts Options) (_ *Agent, err error) {
-	if opts.Provider == nil {
-		return nil, errors.New("wield: Options.Provider is nil: an agent needs a model")
-	}
 	a := &Agent{log: cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))}
 	defer func() {
 		if err != nil {
@@ -158,6 +161,14 @@ func New(ctx context.Context, opts Options) (_ *Agent, err error) {
 	getenv := opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
+	}
+	if opts.Provider == nil {
+		if opts.Model == "" {
+			return nil, &OptionError{"Provider", errors.New("nil, and no Model to choose one by: an agent needs a model")}
+		}
+		if err := openModel(&opts, getenv, a.log); err != nil {
+			return nil, &OptionError{"Model", err}
+		}
 	}
 	ws := opts.Workspace
 	if ws == "" {
@@ -200,6 +211,9 @@ func New(ctx context.Context, opts Options) (_ *Agent, err error) {
 	}
 	tc.Memory = mem
 	skills := cmp.Or(opts.Skills, tc.Skills)
+	if skills == nil {
+		skills = DefaultSkills(ws, opts.Plugins)
+	}
 	tc.Skills = skills
 	if tc.SkillBudget == 0 {
 		tc.SkillBudget = skill.Budget(opts.Window)
@@ -277,6 +291,38 @@ func New(ctx context.Context, opts Options) (_ *Agent, err error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// openModel sets opts.Provider to the model opts.Model names, as
+// [ChooseModel] and [OpenModel] give it, with the catalogue's window and
+// a ModelFor that resolves other names the same way, unless set.
+func openModel(opts *Options, getenv func(string) string, log *slog.Logger) error {
+	settings := ModelSettings{Getenv: getenv}
+	open := func(name string) (llm.Provider, string, error) {
+		s := settings
+		s.Model = name
+		mc, err := ChooseModel(s)
+		if err != nil {
+			return nil, "", err
+		}
+		p, err := OpenModel(mc, log)
+		if err != nil {
+			return nil, "", err
+		}
+		if opts.Window == 0 && mc.Known && name == opts.Model {
+			opts.Window, opts.MaxOutput = mc.Info.ContextWindow, mc.Info.MaxOutput
+		}
+		return p, mc.Model, nil
+	}
+	p, model, err := open(opts.Model)
+	if err != nil {
+		return err
+	}
+	if opts.ModelFor == nil {
+		opts.ModelFor = open
+	}
+	opts.Provider, opts.Model = p, model
+	return nil
 }
 
 // Resume readies session s, which a run of an earlier process may have

@@ -164,3 +164,25 @@ func TestNew_needsAModel(t *testing.T) {
 		t.Errorf("New without a provider: err = %v, want one naming Options.Provider", err)
 	}
 }
+
+func TestNew_modelByName(t *testing.T) {
+	ws := newWorkspace(t)
+	keys := func(k string) string {
+		if k == "ANTHROPIC_API_KEY" {
+			return "test-key"
+		}
+		return ""
+	}
+	a, err := wield.New(context.Background(), wield.Options{Workspace: ws, Model: "anthropic:claude-sonnet-4-5", Getenv: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if a.Compaction.Window == 0 || a.Compaction.Model != "claude-sonnet-4-5" {
+		t.Errorf("compaction of a catalogue model: window %d, model %q; want the catalogue's window and the model's name", a.Compaction.Window, a.Compaction.Model)
+	}
+	_, err = wield.New(context.Background(), wield.Options{Workspace: ws, Model: "anthropic:claude-sonnet-4-5", Getenv: func(string) string { return "" }})
+	if err == nil || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
+		t.Errorf("New without the provider's key: err = %v, want one naming ANTHROPIC_API_KEY", err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/internal/gitsafe"
 	"github.com/wieldhq/wield/mcp"
 	"github.com/wieldhq/wield/plugin"
@@ -119,14 +120,7 @@ func (g *globals) skillCatalog(ws string) *skill.Catalog {
 }
 
 func (g *globals) newSkillCatalog(ws string) *skill.Catalog {
-	user, home := userDirs()
-	roots := skill.Roots(ws, user, home)
-	for _, pl := range g.trustedPlugins() {
-		for _, d := range pl.SkillDirs {
-			roots = append(roots, skill.Root{Dir: d, Scope: skill.ScopePlugin, Plugin: pl.Name()})
-		}
-	}
-	return &skill.Catalog{Roots: roots}
+	return wield.DefaultSkills(ws, g.trustedPlugins())
 }
 
 // extensionCommands returns the commands of skills and plugins.
