@@ -179,12 +179,13 @@ fi
     go run "$GOTESTSUM_MODULE" --format pkgname --jsonfile "$temporal_events" -- -race -count=1 -timeout 20m ./...
 )
 no_skips "$temporal_events"
-# wield built with -tags temporal (wield worker, run --temporal, approve):
-# its files are left out of every stage above.
-go vet -tags temporal ./cmd/wield
-go run "$STATICCHECK_MODULE" -tags temporal ./cmd/wield
+# wield built with -tags temporal (wield worker, run --temporal, approve)
+# and the durable-worker example: their files are left out of every stage
+# above.
+go vet -tags temporal ./cmd/wield ./examples/durable-worker
+go run "$STATICCHECK_MODULE" -tags temporal ./cmd/wield ./examples/durable-worker
 bash scripts/temporal-dev.sh --exec \
-  go run "$GOTESTSUM_MODULE" --format pkgname --jsonfile "$temporal_events" -- -tags temporal -race -count=1 -run 'TestDurable' ./cmd/wield
+  go run "$GOTESTSUM_MODULE" --format pkgname --jsonfile "$temporal_events" -- -tags temporal -race -count=1 -run 'TestDurable' ./cmd/wield ./examples/durable-worker
 no_skips "$temporal_events"
 
 stage "allocation budgets (built without the race detector, which allocates)"
