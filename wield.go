@@ -103,8 +103,10 @@ type Options struct {
 	// Plugins are the plugins the user trusts: their hooks join the
 	// policy's and their agent definitions the workspace's.
 	Plugins []*plugin.Plugin
-	// Secrets are the secrets to hide from the journal, the events and the
-	// tool results; nil means ToolsConfig.Env.Secrets (or none).
+	// Secrets are the secrets to hide from the journal, the events, the
+	// tool results and the log; nil means ToolsConfig.Env.Secrets, else
+	// the ones wield knows of ([WorkspaceSecrets]) and the key of the model
+	// New opens.
 	Secrets *session.SecretSet
 	// Subagents configures the agent tool; its Provider, Model, Tools,
 	// RunnerOptions, Store, Root, Instructions, Definitions and Telemetry
@@ -162,29 +164,32 @@ func New(ctx context.Context, opts Options) (_ *Agent, err error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	if opts.Provider == nil {
-		if opts.Model == "" {
-			return nil, &OptionError{"Provider", errors.New("nil, and no Model to choose one by: an agent needs a model")}
-		}
-		if err := openModel(&opts, getenv, a.log); err != nil {
-			return nil, &OptionError{"Model", err}
-		}
-	}
 	ws := opts.Workspace
 	if ws == "" {
 		if ws, err = workingWorkspace(); err != nil {
 			return nil, fmt.Errorf("wield: the workspace: %w", err)
 		}
 	}
+	secrets := cmp.Or(opts.Secrets, opts.ToolsConfig.Env.Secrets)
+	if secrets == nil {
+		secrets = &session.SecretSet{}
+		AddSecrets(secrets, WorkspaceSecrets(ws), a.log)
+		a.log = slog.New(env.RedactLogs(a.log.Handler(), secrets))
+	}
+	if opts.Provider == nil {
+		if opts.Model == "" {
+			return nil, &OptionError{"Provider", errors.New("nil, and no Model to choose one by: an agent needs a model")}
+		}
+		if err := openModel(&opts, getenv, secrets, a.log); err != nil {
+			return nil, &OptionError{"Model", err}
+		}
+	}
 	a.Store = opts.Store
 	if a.Store == nil {
 		a.Store = DefaultStore(ws, getenv, a.log)
 	}
-	secrets := cmp.Or(opts.Secrets, opts.ToolsConfig.Env.Secrets)
-	if secrets != nil {
-		a.Store.Live = secrets
-	}
-	a.vars = opts.ToolsConfig.Env.Vars
+	a.Store.Live = secrets
+	a.vars = cmp.Or(opts.ToolsConfig.Env.Vars, &env.Vars{})
 	root, err := os.OpenRoot(ws)
 	if err != nil {
 		return nil, fmt.Errorf("wield: %w", err)
@@ -202,6 +207,7 @@ func New(ctx context.Context, opts Options) (_ *Agent, err error) {
 	tc.Workspace = cmp.Or(tc.Workspace, ws)
 	tc.Trusted = tc.Trusted || opts.Trusted
 	tc.Logger = cmp.Or(tc.Logger, a.log)
+	tc.Env.Secrets, tc.Env.Vars = secrets, a.vars
 	if tc.Store == nil {
 		tc.Store = a.Store
 	}
@@ -296,7 +302,7 @@ func New(ctx context.Context, opts Options) (_ *Agent, err error) {
 // openModel sets opts.Provider to the model opts.Model names, as
 // [ChooseModel] and [OpenModel] give it, with the catalogue's window and
 // a ModelFor that resolves other names the same way, unless set.
-func openModel(opts *Options, getenv func(string) string, log *slog.Logger) error {
+func openModel(opts *Options, getenv func(string) string, secrets *session.SecretSet, log *slog.Logger) error {
 	settings := ModelSettings{Getenv: getenv}
 	open := func(name string) (llm.Provider, string, error) {
 		s := settings
@@ -305,6 +311,7 @@ func openModel(opts *Options, getenv func(string) string, log *slog.Logger) erro
 		if err != nil {
 			return nil, "", err
 		}
+		AddSecrets(secrets, ModelKeys(getenv, nil, mc.APIKey), log)
 		p, err := OpenModel(mc, log)
 		if err != nil {
 			return nil, "", err

@@ -2,6 +2,7 @@ package wield_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -184,5 +185,60 @@ func TestNew_modelByName(t *testing.T) {
 	_, err = wield.New(context.Background(), wield.Options{Workspace: ws, Model: "anthropic:claude-sonnet-4-5", Getenv: func(string) string { return "" }})
 	if err == nil || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
 		t.Errorf("New without the provider's key: err = %v, want one naming ANTHROPIC_API_KEY", err)
+	}
+}
+
+// TestNew_hidesKnownSecrets checks that a key wield knows of (here a
+// provider's variable) is hidden from the journal and the model when a
+// file the agent reads holds it.
+func TestNew_hidesKnownSecrets(t *testing.T) {
+	ws := newWorkspace(t)
+	const key = "sk-test-0123456789abcdef"
+	t.Setenv("OPENAI_API_KEY", key)
+	if err := os.WriteFile(filepath.Join(ws, ".env"), []byte("OPENAI_API_KEY="+key+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := script(t,
+		`{"round": 1, "tool_calls": [{"id": "c1", "name": "read_file", "arguments": {"path": ".env"}}]}`,
+		`{"round": 2, "text": "done"}`)
+	a, err := wield.New(context.Background(), wield.Options{Workspace: ws, Provider: model, Model: "scripted"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s, err := a.Store.Create(session.Header{Agent: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Run(context.Background(), s, "read .env"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files := 0
+	err = filepath.WalkDir(filepath.Join(ws, ".wield", "sessions"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		data, err := os.ReadFile(path)
+		if err == nil && strings.Contains(string(data), key) {
+			t.Errorf("%s holds the key", path)
+		}
+		return err
+	})
+	if err != nil || files == 0 {
+		t.Fatalf("reading the sessions: %v (%d files)", err, files)
+	}
+	sent, err := json.Marshal(model.Requests())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(sent), "OPENAI_API_KEY=") {
+		t.Error("the model was not sent the file at all")
+	}
+	if strings.Contains(string(sent), key) {
+		t.Error("the model was sent the key")
 	}
 }

@@ -134,7 +134,7 @@ func (g *globals) addPluginServers(mgr *mcp.Manager) {
 	ws, _ := g.workspace()
 	for _, pl := range g.trustedPlugins() {
 		for name, sc := range pl.MCPServers {
-			g.hideSecrets(ws, mcpSecrets(map[string]mcp.ServerConfig{pl.Name() + "_" + name: sc}))
+			g.hideSecrets(ws, wield.MCPSecrets(map[string]mcp.ServerConfig{pl.Name() + "_" + name: sc}))
 			if err := mgr.Add(pl.Name()+"_"+name, sc); err != nil {
 				g.logger().Warn("plugin MCP server", "plugin", pl.Name(), "server", name, "err", err)
 			}

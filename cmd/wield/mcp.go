@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/ledger"
 	"github.com/wieldhq/wield/mcp"
 	"github.com/wieldhq/wield/session"
@@ -129,7 +130,7 @@ func (g *globals) serveMCP(ctx context.Context, f *mcpFlags) error {
 		gate = mcp.ConfirmGate(g.mcpManager(ws), pol)
 	}
 	// Results served to the client's model hide every secret wield knows.
-	g.hideSecrets(ws, workspaceSecrets(ws))
+	g.hideSecrets(ws, wield.WorkspaceSecrets(ws))
 	gate = env.RedactResults(gate, g.extensions(ws).secrets)
 	// The tools are built (and the configured MCP servers mounted) while
 	// the server answers the client's initialize: what g's methods set up

@@ -98,13 +98,13 @@ func TestKnownSecretsAreHiddenEverywhere(t *testing.T) {
 	if len(tests) < 5 {
 		t.Fatalf("only %d key variables in the catalogue", len(tests))
 	}
-	for _, v := range append(append([]string{wield.EnvEmbeddingsKey, "WIELD_MCP_TOKEN"}, githubTokenVars...), searchKeyVars...) {
+	for _, v := range []string{"WIELD_EMBEDDINGS_KEY", "WIELD_MCP_TOKEN", "GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN", "BRAVE_API_KEY", "TAVILY_API_KEY"} {
 		tests = append(tests, source{name: v, env: map[string]string{v: " " + value + "\n"}, secret: value})
 	}
 	tests = append(tests,
 		source{name: "gh's hosts.yml", env: map[string]string{"GH_CONFIG_DIR": ghDir}, secret: "gho_" + value},
 		source{name: "SEARXNG_URL password", env: map[string]string{"SEARXNG_URL": "https://me:" + value + "@search.example/"}, secret: value},
-		source{name: "WIELD_SESSIONS password", env: map[string]string{sessionsEnv: "postgres://wield:" + value + "@db.example/wield"}, secret: value},
+		source{name: "WIELD_SESSIONS password", env: map[string]string{"WIELD_SESSIONS": "postgres://wield:" + value + "@db.example/wield"}, secret: value},
 		source{name: "OTLP header", env: map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "x-team=" + value + ",y=z"}, secret: value},
 		source{name: "MCP header value", servers: map[string]mcp.ServerConfig{"api": {URL: "https://mcp.example/", Headers: map[string]string{"X-API-Key": value}}}, secret: value},
 		source{name: "MCP Authorization credentials", servers: map[string]mcp.ServerConfig{"api": {URL: "https://mcp.example/", Headers: map[string]string{"Authorization": "Bearer " + value}}}, secret: value},
@@ -116,7 +116,7 @@ func TestKnownSecretsAreHiddenEverywhere(t *testing.T) {
 			getenv := func(n string) string { return tt.env[n] }
 			g := &globals{stderr: io.Discard}
 			ws := t.TempDir()
-			g.hideSecrets(ws, knownSecrets(getenv, nil, tt.servers))
+			g.hideSecrets(ws, wield.KnownSecrets(getenv, nil, tt.servers))
 			hiddenEverywhere(t, g, ws, tt.secret)
 		})
 	}
@@ -129,8 +129,8 @@ func TestMCPSecretsLeaveSettingsAlone(t *testing.T) {
 	servers := map[string]mcp.ServerConfig{"s": {Command: "server",
 		Env:     map[string]string{"NODE_ENV": "production", "HOME": "/home/me", "DEBUG": "1"},
 		Headers: map[string]string{"Accept": "application/json"}}}
-	if got := mcpSecrets(servers); len(got) != 0 {
-		t.Errorf("mcpSecrets = %q, want none", got)
+	if got := wield.MCPSecrets(servers); len(got) != 0 {
+		t.Errorf("MCPSecrets = %q, want none", got)
 	}
 }
 

@@ -11,16 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/session/pgstore"
 	"github.com/wieldhq/wield/workspace"
 )
-
-// sessionsEnv names the session store, overriding the workspace's: a
-// postgres:// (or postgresql://) URL keeps the sessions in PostgreSQL,
-// for workers on several machines (docs/cli.md, "Sessions in
-// PostgreSQL"); any other value is a directory.
-const sessionsEnv = "WIELD_SESSIONS"
 
 // store returns the session store of workspace ws: the one $WIELD_SESSIONS
 // names when it is set, else $WIELD_HOME/sessions when WIELD_HOME is set,
@@ -28,13 +23,13 @@ const sessionsEnv = "WIELD_SESSIONS"
 // wield knows of (the process's SecretSet, which the log, the printed
 // events and the tool results hide too: see secrets.go).
 func (g *globals) store(ws string) *session.Store {
-	g.hideSecrets(ws, workspaceSecrets(ws))
+	g.hideSecrets(ws, wield.WorkspaceSecrets(ws))
 	dir, home := workspace.Layout{Root: ws}.SessionsDir(os.Getenv)
 	if !home {
 		ignoreState(ws)
 	}
 	st := &session.Store{Dir: dir, Live: g.extensions(ws).secrets, Logger: g.logger()}
-	switch loc := os.Getenv(sessionsEnv); {
+	switch loc := os.Getenv(wield.EnvSessions); {
 	case strings.HasPrefix(loc, "postgres://") || strings.HasPrefix(loc, "postgresql://"):
 		// Connects on first use; a bad URL or an unreachable server is
 		// the error of the first command that reads a session. Dir stays

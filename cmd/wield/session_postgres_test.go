@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/session/pgstore"
 	"github.com/wieldhq/wield/session/pgstore/pgtest"
@@ -81,7 +82,7 @@ func TestSessionCommandsOnPostgres(t *testing.T) {
 	}
 
 	ws := workspaceDir(t)
-	env := map[string]string{sessionsEnv: db, "WIELD_HOME": ""}
+	env := map[string]string{wield.EnvSessions: db, "WIELD_HOME": ""}
 	code, stdout, stderr := runWield(t, ws, env, "session", "ls")
 	if code != 0 || !strings.Contains(stdout, "durable-run") || !strings.Contains(stdout, "a run kept in PostgreSQL") {
 		t.Fatalf("session ls: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
@@ -131,7 +132,7 @@ func TestSessionCommandsOnPostgres(t *testing.T) {
 	}
 
 	// A server that is not there is the commands' error, not a crash.
-	env[sessionsEnv] = "postgres://wield@127.0.0.1:1/none?connect_timeout=5"
+	env[wield.EnvSessions] = "postgres://wield@127.0.0.1:1/none?connect_timeout=5"
 	if code, _, stderr := runWield(t, ws, env, "session", "show", "durable-run"); code == 0 || !strings.Contains(stderr, "127.0.0.1") {
 		t.Fatalf("session show with no server: exit %d, stderr %s; want an error naming the server", code, stderr)
 	}

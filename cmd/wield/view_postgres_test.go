@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/session/pgstore"
@@ -64,7 +65,7 @@ func TestViewOnPostgres(t *testing.T) {
 	})
 
 	ws := workspaceDir(t)
-	env := map[string]string{sessionsEnv: db, "WIELD_HOME": ""}
+	env := map[string]string{wield.EnvSessions: db, "WIELD_HOME": ""}
 	code, stdout, stderr := runWield(t, ws, env, "session", "show", id)
 	if code != 0 || !strings.Contains(stdout, "inspect the durable run") || !strings.Contains(stdout, "first round, from worker <b>A</b>") {
 		t.Fatalf("session show: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
