@@ -14,7 +14,8 @@
 // # Documents
 //
 // [Library.Index] finds files with the file tools' ignore rules
-// (tools/fs.Files: .gitignore, .wieldignore, git's tracked-file exception),
+// (internal/fstree, which the file tools walk with too: .gitignore,
+// .wieldignore, git's tracked-file exception),
 // through an [os.Root], so no path leads out of the workspace. [Extract]
 // reads Markdown and text as they are, HTML through the web tools'
 // extractor (internal/readable: the article, as Markdown) and PDF with

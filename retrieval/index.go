@@ -17,7 +17,7 @@ import (
 
 	"github.com/gofrs/flock"
 
-	wfs "github.com/wieldhq/wield/tools/fs"
+	"github.com/wieldhq/wield/internal/fstree"
 )
 
 // Progress says how far [Library.Index] has got.
@@ -56,7 +56,7 @@ type Skipped struct {
 // slash path whose documents it may remove.
 type scope struct {
 	rel   string
-	files []wfs.File
+	files []fstree.File
 }
 
 // Index brings a collection up to date with the documents at or below
@@ -112,7 +112,7 @@ func (l *Library) Index(ctx context.Context, root *os.Root, collection string, p
 	}
 	// The documents to look at, once each, and those to remove.
 	seen := map[string]bool{}
-	var todo []wfs.File
+	var todo []fstree.File
 	for _, sc := range scopes {
 		for _, f := range sc.files {
 			if KindOf(f.Path) == "" {
@@ -167,7 +167,7 @@ func (l *Library) find(ctx context.Context, root *os.Root, p string, known map[s
 	if err != nil {
 		return scope{}, err
 	}
-	files, err := wfs.Files(ctx, root, rel, wfs.Config{ExcludePatterns: l.cfg.ExcludePatterns, Workers: l.cfg.Workers})
+	files, err := fstree.Files(ctx, root, rel, fstree.Config{ExcludePatterns: l.cfg.ExcludePatterns, Workers: l.cfg.Workers})
 	if errors.Is(err, fs.ErrNotExist) {
 		for d := range known {
 			if within(d, rel) {
@@ -207,10 +207,10 @@ func relPath(root *os.Root, p string) (string, error) {
 }
 
 // update looks at each file of todo on the library's workers.
-func (l *Library) update(ctx context.Context, root *os.Root, st Store, todo []wfs.File, known map[string]Document, rep *IndexReport, progress func(Progress)) error {
+func (l *Library) update(ctx context.Context, root *os.Root, st Store, todo []fstree.File, known map[string]Document, rep *IndexReport, progress func(Progress)) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	jobs := make(chan wfs.File)
+	jobs := make(chan fstree.File)
 	var (
 		mu   sync.Mutex // guards rep, done and progress calls
 		done int
@@ -272,7 +272,7 @@ const (
 
 // indexFile brings one document up to date and returns what it did and
 // the chunks it wrote.
-func (l *Library) indexFile(ctx context.Context, root *os.Root, st Store, f wfs.File, known map[string]Document) (outcome, int, error) {
+func (l *Library) indexFile(ctx context.Context, root *os.Root, st Store, f fstree.File, known map[string]Document) (outcome, int, error) {
 	old, had := known[f.Path]
 	wantVectors := l.cfg.Embedder != nil
 	vectorsOK := !wantVectors || old.Embedded && old.Model == l.cfg.EmbeddingModel

@@ -1,4 +1,4 @@
-package fs
+package fstree
 
 import (
 	"context"
@@ -19,7 +19,7 @@ type File struct {
 }
 
 // Files returns the regular files at or below start (a path relative to
-// root, "." for all of it) that the file tools' ignore rules show, sorted
+// root, "." for all of it) that the ignore rules show, sorted
 // by path: .gitignore files, .git/info/exclude and cfg.ExcludePatterns,
 // then .wieldignore, with git's exception for tracked files, and wield's
 // state directory hidden. A start that names a file is returned as it is,
@@ -28,13 +28,12 @@ type File struct {
 // error is returned for a start that cannot be read, a start outside
 // root, and ctx's end. cfg.Workers goroutines walk at once.
 func Files(ctx context.Context, root *os.Root, start string, cfg Config) ([]File, error) {
-	cfg = cfg.withDefaults()
-	w := &workspace{root: root, abs: root.Name(), real: root.Name()}
-	rel, err := w.rel(start)
+	w := &Tree{Root: root, Abs: root.Name(), Real: root.Name()}
+	rel, err := w.Rel(start)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", start, err)
 	}
-	fi, err := w.stat(rel)
+	fi, err := w.Stat(rel)
 	if err != nil {
 		return nil, err
 	}
@@ -44,15 +43,15 @@ func Files(ctx context.Context, root *os.Root, start string, cfg Config) ([]File
 		}
 		return []File{{Path: rel, Size: fi.Size(), ModTime: fi.ModTime()}}, nil
 	}
-	wk := newWalker(w, cfg)
+	wk := NewWalker(root, cfg)
 	var (
 		mu    sync.Mutex
 		files []File
 	)
-	err = wk.walk(ctx, walkOptions{start: rel, maxDepth: -1, stat: true, inline: true}, func(_ int, f *fileEntry) error {
-		file := File{Path: f.rel, Size: f.size, ModTime: f.mtime}
-		if f.link {
-			fi, err := w.stat(f.rel)
+	err = wk.Walk(ctx, Options{Start: rel, MaxDepth: -1, Stat: true, Inline: true}, func(_ int, f *Entry) error {
+		file := File{Path: f.Path, Size: f.Size, ModTime: f.ModTime}
+		if f.Link {
+			fi, err := w.Stat(f.Path)
 			if err != nil || !fi.Mode().IsRegular() {
 				return nil
 			}

@@ -1,4 +1,10 @@
-package fs
+// Package fstree walks a workspace's file tree as wield's file tools see
+// it: git's ignore rules (.gitignore files, .git/info/exclude, the
+// tracked-file exception) plus .wieldignore files, wield's state directory
+// hidden, paths kept inside an os.Root with symbolic links resolved
+// within it, and directories read in parallel. The file tools
+// (tools/fs) and the document index (retrieval) share it.
+package fstree
 
 import (
 	"errors"
@@ -9,73 +15,70 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-
-	"github.com/wieldhq/wield/tool"
 )
 
-// errOutside marks a path that leads out of the workspace, lexically or
-// through a symbolic link.
-var errOutside = errors.New("outside the workspace")
+// ErrOutside marks a path that leads out of the tree, lexically or through
+// a symbolic link.
+var ErrOutside = errors.New("outside the workspace")
 
 // maxLinks bounds the symbolic links followed while resolving one path, as
 // the kernel's ELOOP does.
 const maxLinks = 40
 
-// A workspace is the root of one call, with the names it is known by.
-type workspace struct {
-	root *os.Root
-	abs  string // the root's absolute name
-	real string // abs with symbolic links evaluated; may equal abs
+// A Tree is a workspace root with the names it is known by. Its methods
+// take slash paths relative to the root.
+type Tree struct {
+	// Root is the directory the tree is opened through.
+	Root *os.Root
+	// Abs is the root's absolute name.
+	Abs string
+	// Real is Abs with symbolic links evaluated; it may equal Abs.
+	Real string
 }
 
-// noWorkspace is the failure of a call made without a workspace root.
-var noWorkspace = tool.Failure("no workspace: the file tools need a workspace root, and this call has none")
-
-// openWorkspace returns the workspace of c, or false if c has no root.
-func openWorkspace(c *tool.Call) (*workspace, bool) {
-	if c == nil || c.Root == nil {
-		return nil, false
+// New returns the tree of root, with its absolute and real names looked
+// up.
+func New(root *os.Root) *Tree {
+	t := &Tree{Root: root}
+	t.Abs = filepath.Clean(root.Name())
+	if a, err := filepath.Abs(t.Abs); err == nil {
+		t.Abs = a
 	}
-	w := &workspace{root: c.Root}
-	w.abs = filepath.Clean(c.Root.Name())
-	if a, err := filepath.Abs(w.abs); err == nil {
-		w.abs = a
+	t.Real = t.Abs
+	if r, err := filepath.EvalSymlinks(t.Abs); err == nil {
+		t.Real = r
 	}
-	w.real = w.abs
-	if r, err := filepath.EvalSymlinks(w.abs); err == nil {
-		w.real = r
-	}
-	return w, true
+	return t
 }
 
-// rel turns a path argument into a clean slash-separated path relative to
+// Rel turns a path argument into a clean slash-separated path relative to
 // the workspace root ("." for the root itself). Absolute paths must lie
 // inside the root; ".." may not climb out of it. Symbolic links are not
 // looked at here: every later access goes through the os.Root, which
 // refuses links that lead out.
-func (w *workspace) rel(p string) (string, error) {
+func (w *Tree) Rel(p string) (string, error) {
 	if p == "" {
 		return ".", nil
 	}
 	if filepath.IsAbs(p) || path.IsAbs(filepath.ToSlash(p)) {
-		r, ok := w.inside(p)
+		r, ok := w.Inside(p)
 		if !ok {
-			return "", errOutside
+			return "", ErrOutside
 		}
 		return r, nil
 	}
 	r := path.Clean(filepath.ToSlash(p))
 	if r == ".." || strings.HasPrefix(r, "../") {
-		return "", errOutside
+		return "", ErrOutside
 	}
 	return r, nil
 }
 
-// inside returns the slash path of abs relative to the root, and whether
+// Inside returns the slash path of abs relative to the root, and whether
 // abs lies inside it.
-func (w *workspace) inside(abs string) (string, bool) {
+func (w *Tree) Inside(abs string) (string, bool) {
 	abs = filepath.Clean(abs)
-	for _, base := range []string{w.abs, w.real} {
+	for _, base := range []string{w.Abs, w.Real} {
 		r, err := filepath.Rel(base, abs)
 		if err != nil {
 			continue
@@ -88,12 +91,12 @@ func (w *workspace) inside(abs string) (string, bool) {
 	return "", false
 }
 
-// resolve follows the symbolic links in rel and returns the path inside the
-// workspace that it names, or errOutside. Elements that do not exist are
+// Resolve follows the symbolic links in rel and returns the path inside the
+// workspace that it names, or ErrOutside. Elements that do not exist are
 // kept as written. os.Root refuses absolute link targets even when they
 // point inside the root; resolve accepts those, so callers may retry with
 // the path it returns.
-func (w *workspace) resolve(rel string) (string, error) {
+func (w *Tree) Resolve(rel string) (string, error) {
 	parts := splitPath(rel)
 	done := ""
 	links := 0
@@ -105,16 +108,16 @@ func (w *workspace) resolve(rel string) (string, error) {
 			continue
 		case "..":
 			if done == "" {
-				return "", errOutside
+				return "", ErrOutside
 			}
-			done = parentOf(done)
+			done = Parent(done)
 			continue
 		}
-		next := joinRel(done, part)
-		fi, err := w.root.Lstat(next)
+		next := Join(done, part)
+		fi, err := w.Root.Lstat(next)
 		if err != nil {
 			if errors.Is(err, iofs.ErrNotExist) {
-				rest, err := w.rel(path.Join(append([]string{next}, parts...)...))
+				rest, err := w.Rel(path.Join(append([]string{next}, parts...)...))
 				if err != nil {
 					return "", err
 				}
@@ -129,14 +132,14 @@ func (w *workspace) resolve(rel string) (string, error) {
 		if links++; links > maxLinks {
 			return "", &os.PathError{Op: "resolve", Path: rel, Err: syscall.ELOOP}
 		}
-		target, err := w.root.Readlink(next)
+		target, err := w.Root.Readlink(next)
 		if err != nil {
 			return "", err
 		}
 		if filepath.IsAbs(target) {
-			t, ok := w.inside(target)
+			t, ok := w.Inside(target)
 			if !ok {
-				return "", errOutside
+				return "", ErrOutside
 			}
 			done = ""
 			parts = append(splitPath(t), parts...)
@@ -150,26 +153,26 @@ func (w *workspace) resolve(rel string) (string, error) {
 	return done, nil
 }
 
-// open opens rel for reading. It follows links the way resolve does, so a
+// Open opens rel for reading. It follows links the way Resolve does, so a
 // link with an absolute target inside the workspace works, and it reports
-// links that lead out as errOutside.
-func (w *workspace) open(rel string) (*os.File, error) { return viaRoot(w, rel, w.root.Open) }
+// links that lead out as ErrOutside.
+func (w *Tree) Open(rel string) (*os.File, error) { return viaRoot(w, rel, w.Root.Open) }
 
-// stat is [workspace.open]'s counterpart for os.Root.Stat.
-func (w *workspace) stat(rel string) (iofs.FileInfo, error) { return viaRoot(w, rel, w.root.Stat) }
+// Stat is [Tree.Open]'s counterpart for os.Root.Stat.
+func (w *Tree) Stat(rel string) (iofs.FileInfo, error) { return viaRoot(w, rel, w.Root.Stat) }
 
 // viaRoot applies op (an os.Root method) to rel; when that fails, it
 // resolves rel's links itself and tries again on the resolved path.
-func viaRoot[T any](w *workspace, rel string, op func(string) (T, error)) (T, error) {
+func viaRoot[T any](w *Tree, rel string, op func(string) (T, error)) (T, error) {
 	v, err := op(rel)
 	if err == nil {
 		return v, nil
 	}
 	var zero T
-	r, rerr := w.resolve(rel)
+	r, rerr := w.Resolve(rel)
 	if rerr != nil {
-		if errors.Is(rerr, errOutside) {
-			return zero, errOutside
+		if errors.Is(rerr, ErrOutside) {
+			return zero, ErrOutside
 		}
 		return zero, err
 	}
@@ -189,16 +192,16 @@ func splitPath(p string) []string {
 	return strings.Split(p, "/")
 }
 
-// joinRel joins a relative directory ("" or "." for the root) and a name.
-func joinRel(dir, name string) string {
+// Join joins a relative directory ("" or "." for the root) and a name.
+func Join(dir, name string) string {
 	if dir == "" || dir == "." {
 		return name
 	}
 	return dir + "/" + name
 }
 
-// parentOf returns the directory of a relative path, "" for the root.
-func parentOf(rel string) string {
+// Parent returns the directory of a relative path, "" for the root.
+func Parent(rel string) string {
 	i := strings.LastIndexByte(rel, '/')
 	if i < 0 {
 		return ""
@@ -206,27 +209,16 @@ func parentOf(rel string) string {
 	return rel[:i]
 }
 
-// display is how a relative path is shown to the model.
-func display(rel string) string {
-	if rel == "" {
-		return "."
-	}
-	return rel
-}
-
-// pathFailure turns an error about the path argument arg into a failed
-// result that says what happened in words the model can act on.
-func pathFailure(arg string, err error) tool.Result {
-	return tool.Failure(describePathError(arg, err))
-}
-
-func describePathError(arg string, err error) string {
+// DescribeError says what err, from an operation on path, means, in words
+// a model can act on: "PATH does not exist", "PATH is outside the
+// workspace".
+func DescribeError(arg string, err error) string {
 	if arg == "" {
 		arg = "."
 	}
 	var errno syscall.Errno
 	switch {
-	case errors.Is(err, errOutside):
+	case errors.Is(err, ErrOutside):
 		return arg + " is outside the workspace"
 	case errors.Is(err, iofs.ErrNotExist):
 		return arg + " does not exist"

@@ -1,20 +1,33 @@
-package fs
+package fstree
 
 import (
 	"bytes"
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	iofs "io/fs"
+	"os"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/wieldhq/wield/tools/fs/internal/ignore"
+	"github.com/wieldhq/wield/internal/fstree/ignore"
 	layout "github.com/wieldhq/wield/workspace"
 )
+
+// Config configures a walk. The zero Config is ready to use.
+type Config struct {
+	// ExcludePatterns are ignore patterns with the lowest precedence, as in
+	// git's core.excludesFile. Nil means none.
+	ExcludePatterns []string
+	// Workers is the number of goroutines that walk at once; zero means
+	// GOMAXPROCS.
+	Workers int
+}
 
 // File names with a meaning to the walker.
 const (
@@ -104,89 +117,119 @@ func readFile(d dirHandle, name string, limit int) ([]byte, error) {
 		return nil, err
 	}
 	if len(data) > limit {
-		return nil, fmt.Errorf("%s: larger than %s", name, formatSize(int64(limit)))
+		return nil, fmt.Errorf("%s: larger than %.1f MiB", name, float64(limit)/(1<<20))
 	}
 	return data, nil
 }
 
-// A fileEntry is a file the walk found. Symbolic links are files too (as
-// in git); callers decide whether to follow them.
-type fileEntry struct {
-	rel   string // slash path from the workspace root
-	name  string
-	dir   *dirNode // nil for a file given on its own
-	link  bool
-	size  int64     // with walkOptions.stat
-	mtime time.Time // with walkOptions.stat
+// An Entry is a file the walk found. Symbolic links are files too (as in
+// git); callers decide whether to follow them.
+type Entry struct {
+	// Path is the file's slash path from the root.
+	Path string
+	// Name is the last element of Path.
+	Name string
+	// Link reports whether the file is a symbolic link.
+	Link bool
+	// Size and ModTime are the file's (a link's own), with [Options].Stat.
+	Size    int64
+	ModTime time.Time
+
+	dir *dirNode // nil for an entry made by the caller
 }
 
-// open opens the file for reading. Plain files are opened through their
-// directory; links through the workspace, which allows targets anywhere
-// inside it.
-func (f *fileEntry) open(w *workspace) (fileReader, error) {
-	if f.link || f.dir == nil {
-		return w.open(f.rel)
+// Open opens the file for reading. A file the walk found is opened
+// through its directory; a link, and an entry made by the caller, through
+// t, which allows targets anywhere inside it.
+func (e *Entry) Open(t *Tree) (io.ReadCloser, error) {
+	if e.Link || e.dir == nil {
+		return t.Open(e.Path)
 	}
-	return f.dir.h.open(f.name)
+	return e.dir.h.open(e.Name)
 }
 
-// walkOptions says what to walk and what to report.
-type walkOptions struct {
-	// start is the directory to walk, relative to the root ("." for it).
-	// Rules never hide start itself: asking for a path shows it.
-	start string
-	// maxDepth is the number of directory levels below start to enter;
+// Options says what to walk and what to report.
+type Options struct {
+	// Start is the directory to walk, relative to the root ("." for it).
+	// Rules never hide Start itself: asking for a path shows it.
+	Start string
+	// MaxDepth is the number of directory levels below Start to enter;
 	// negative means no limit.
-	maxDepth int
-	// want, if set, filters files by their path before they are visited.
-	want func(rel, name string) bool
-	// stat asks for each wanted file's size and modification time.
-	stat bool
-	// inline visits files on the worker that lists their directory,
+	MaxDepth int
+	// Want, if set, filters files by their path before they are visited.
+	Want func(rel, name string) bool
+	// Stat asks for each wanted file's size and modification time.
+	Stat bool
+	// Inline visits files on the worker that lists their directory,
 	// instead of handing them out in batches: for cheap visits.
-	inline bool
+	Inline bool
 }
 
-// walkStats counts what a walk hid or could not read.
-type walkStats struct {
+// Stats counts what a walk hid or could not read. Its methods are safe
+// for concurrent use.
+type Stats struct {
 	hidden atomic.Int64 // entries hidden by ignore rules
 	failed atomic.Int64 // directories or files that could not be read
 	mu     sync.Mutex
 	notes  []string
 }
 
-// fail records that rel could not be read.
-func (s *walkStats) fail(rel string, err error) {
+// Hidden returns the number of entries the ignore rules hid.
+func (s *Stats) Hidden() int64 { return s.hidden.Load() }
+
+// Failed returns the number of directories and files that could not be
+// read.
+func (s *Stats) Failed() int64 { return s.failed.Load() }
+
+// Fail records that rel could not be read; the first few errors are
+// quoted in [Stats.Summary].
+func (s *Stats) Fail(rel string, err error) {
 	s.failed.Add(1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.notes) < maxWalkNotes {
-		s.notes = append(s.notes, describePathError(display(rel), err))
+		s.notes = append(s.notes, DescribeError(rel, err))
 	}
 }
 
-// summary describes the failures, or returns "".
-func (s *walkStats) summary() string {
+// Merge adds the failures of o, and the errors it quotes, to s.
+func (s *Stats) Merge(o *Stats) {
+	o.mu.Lock()
+	notes := slices.Clone(o.notes)
+	o.mu.Unlock()
+	s.failed.Add(o.failed.Load())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notes = append(s.notes, notes...)
+}
+
+// Summary describes the failures, or returns "".
+func (s *Stats) Summary() string {
 	n := s.failed.Load()
 	if n == 0 {
 		return ""
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	msg := fmt.Sprintf("%s could not be read: %s", plural(int(n), "entry"), strings.Join(s.notes, "; "))
+	entries := "1 entry"
+	if n != 1 {
+		entries = fmt.Sprintf("%d entries", n)
+	}
+	msg := fmt.Sprintf("%s could not be read: %s", entries, strings.Join(s.notes, "; "))
 	if int(n) > len(s.notes) {
 		msg += "; …"
 	}
 	return msg
 }
 
-// A walker holds the ignore rules of one walk: those of the repository
-// (.git/info/exclude, the index's tracked files) and the caller's.
-type walker struct {
-	w       *workspace
+// A Walker holds the ignore rules of a tree: those of the repository
+// (.git/info/exclude, the index's tracked files) and the caller's. It
+// walks a directory at a time; its [Stats] add up over its walks.
+type Walker struct {
+	root    *os.Root
 	workers int
 	global  []*ignore.List // lowest precedence last
-	stats   walkStats
+	stats   Stats
 	scratch [][]byte // per worker, for reading directories
 
 	// The tracked files are read from the index only when some rule hides
@@ -195,11 +238,15 @@ type walker struct {
 	tracked     map[string]bool // path → true for files, false for directories
 }
 
-// newWalker prepares a walk of w's tree.
-func newWalker(w *workspace, cfg Config) *walker {
-	wk := &walker{w: w, workers: max(1, cfg.Workers)}
+// NewWalker prepares walks of root's tree with cfg.
+func NewWalker(root *os.Root, cfg Config) *Walker {
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	wk := &Walker{root: root, workers: workers}
 	wk.scratch = make([][]byte, wk.workers)
-	if data, err := w.root.ReadFile(gitDir + "/info/exclude"); err == nil {
+	if data, err := root.ReadFile(gitDir + "/info/exclude"); err == nil {
 		l := ignore.Parse(data, "")
 		wk.global = append(wk.global, &l)
 	}
@@ -213,14 +260,14 @@ func newWalker(w *workspace, cfg Config) *walker {
 }
 
 // loadTracked reads the index once.
-func (wk *walker) loadTracked() {
+func (wk *Walker) loadTracked() {
 	wk.trackedOnce.Do(func() {
-		data, err := wk.w.root.ReadFile(gitDir + "/index")
+		data, err := wk.root.ReadFile(gitDir + "/index")
 		if err != nil {
 			return
 		}
 		hashSize := 20
-		if cfg, err := wk.w.root.ReadFile(gitDir + "/config"); err == nil && usesSHA256(cfg) {
+		if cfg, err := wk.root.ReadFile(gitDir + "/config"); err == nil && usesSHA256(cfg) {
 			hashSize = 32
 		}
 		paths, err := ignore.ParseIndex(data, hashSize)
@@ -230,7 +277,7 @@ func (wk *walker) loadTracked() {
 		t := make(map[string]bool, len(paths)*5/4)
 		for _, p := range paths {
 			t[p] = true
-			for d := parentOf(p); d != ""; d = parentOf(d) {
+			for d := Parent(p); d != ""; d = Parent(d) {
 				if _, ok := t[d]; ok {
 					break
 				}
@@ -253,12 +300,12 @@ func usesSHA256(cfg []byte) bool {
 	return false
 }
 
-func (wk *walker) isTrackedFile(rel string) bool {
+func (wk *Walker) isTrackedFile(rel string) bool {
 	wk.loadTracked()
 	return wk.tracked[rel]
 }
 
-func (wk *walker) hasTrackedBelow(rel string) bool {
+func (wk *Walker) hasTrackedBelow(rel string) bool {
 	wk.loadTracked()
 	isFile, ok := wk.tracked[rel]
 	return ok && !isFile
@@ -266,7 +313,7 @@ func (wk *walker) hasTrackedBelow(rel string) bool {
 
 // gitExcluded applies the .gitignore files from n up to the root, then the
 // global lists: the first list with a matching pattern decides.
-func (wk *walker) gitExcluded(n *dirNode, rel, name string, isDir bool) bool {
+func (wk *Walker) gitExcluded(n *dirNode, rel, name string, isDir bool) bool {
 	for d := n; d != nil; d = d.parent {
 		if d.git != nil {
 			if r := d.git.Match(rel, name, isDir); r != ignore.None {
@@ -283,7 +330,7 @@ func (wk *walker) gitExcluded(n *dirNode, rel, name string, isDir bool) bool {
 }
 
 // wieldVerdict applies the .wieldignore files from n up to the root.
-func (wk *walker) wieldVerdict(n *dirNode, rel, name string, isDir bool) ignore.Result {
+func (wk *Walker) wieldVerdict(n *dirNode, rel, name string, isDir bool) ignore.Result {
 	for d := n; d != nil; d = d.parent {
 		if d.wield != nil {
 			if r := d.wield.Match(rel, name, isDir); r != ignore.None {
@@ -297,7 +344,7 @@ func (wk *walker) wieldVerdict(n *dirNode, rel, name string, isDir bool) ignore.
 // reincludedBelow reports whether a "!pattern" of a .wieldignore at or
 // above n could match something below the directory rel. It errs on the
 // side of yes: a yes only costs a look inside.
-func (wk *walker) reincludedBelow(n *dirNode, rel string) bool {
+func (wk *Walker) reincludedBelow(n *dirNode, rel string) bool {
 	for d := n; d != nil; d = d.parent {
 		if d.wield == nil {
 			continue
@@ -310,7 +357,7 @@ func (wk *walker) reincludedBelow(n *dirNode, rel string) bool {
 			if p.Basename() {
 				return true
 			}
-			lit := joinRel(d.rel, p.LiteralPrefix())
+			lit := Join(d.rel, p.LiteralPrefix())
 			dir := rel + "/"
 			if strings.HasPrefix(lit, dir) || strings.HasPrefix(dir, lit[:strings.LastIndexByte(lit, '/')+1]) {
 				return true
@@ -330,7 +377,7 @@ type decision struct {
 // decide applies the rules, in order: .wieldignore, then whatever hides
 // the directory n, then .gitignore and the global lists, with git's
 // exception for tracked files.
-func (wk *walker) decide(n *dirNode, rel, name string, isDir bool) decision {
+func (wk *Walker) decide(n *dirNode, rel, name string, isDir bool) decision {
 	switch v := wk.wieldVerdict(n, rel, name, isDir); {
 	case v == ignore.Include:
 		return decision{show: true}
@@ -359,7 +406,7 @@ func (wk *walker) decide(n *dirNode, rel, name string, isDir bool) decision {
 type task struct {
 	dir   *dirNode // the directory to read; its parent holds a reference
 	name  string   // its name in the parent
-	files []fileEntry
+	files []Entry
 	owner *dirNode // the directory holding a reference for this task
 }
 
@@ -437,24 +484,31 @@ func (q *workQueue) stop() {
 	}
 }
 
-// walk visits the files below opts.start that the ignore rules show, on
-// wk.workers goroutines at once; visit must be safe for concurrent use and
-// gets the worker's number (0 ≤ worker < wk.workers) for per-worker state.
-// An error from visit stops the walk and is returned, as is ctx's error.
-// Directories that cannot be read are counted in wk.stats and skipped.
-func (wk *walker) walk(ctx context.Context, opts walkOptions, visit func(worker int, f *fileEntry) error) error {
-	start, err := wk.startNode(opts.start)
+// Walk visits the files below opts.Start that the ignore rules show, on
+// [Config].Workers goroutines at once; visit must be safe for concurrent
+// use and gets the worker's number (0 ≤ worker < Workers) for per-worker
+// state. An error from visit stops the walk and is returned, as is ctx's
+// error. Directories that cannot be read are counted in the walker's
+// [Stats] and skipped.
+func (wk *Walker) Walk(ctx context.Context, opts Options, visit func(worker int, f *Entry) error) error {
+	start, err := wk.startNode(opts.Start)
 	if err != nil {
 		return err
 	}
 	q := &workQueue{}
 	q.cond.L = &q.mu
+	// firstErr is guarded by errMu: the watch on ctx may still be setting
+	// it after the workers are done.
 	var (
-		errOnce  sync.Once
+		errMu    sync.Mutex
 		firstErr error
 	)
 	fail := func(err error) {
-		errOnce.Do(func() { firstErr = err })
+		errMu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		errMu.Unlock()
 		q.stop()
 	}
 	stopWatch := context.AfterFunc(ctx, func() { fail(ctx.Err()) })
@@ -478,14 +532,17 @@ func (wk *walker) walk(ctx context.Context, opts walkOptions, visit func(worker 
 		})
 	}
 	wg.Wait()
-	if firstErr != nil && !errors.Is(firstErr, errStop) {
-		return firstErr
+	errMu.Lock()
+	err = firstErr
+	errMu.Unlock()
+	if err != nil {
+		return err
 	}
 	return ctx.Err()
 }
 
 // run performs one task and releases its reference.
-func (wk *walker) run(t task, opts walkOptions, q *workQueue, worker int, visit func(int, *fileEntry) error) error {
+func (wk *Walker) run(t task, opts Options, q *workQueue, worker int, visit func(int, *Entry) error) error {
 	if t.files != nil {
 		defer t.owner.release()
 		for i := range t.files {
@@ -500,7 +557,7 @@ func (wk *walker) run(t task, opts walkOptions, q *workQueue, worker int, visit 
 		h, err := t.owner.h.sub(t.name)
 		t.owner.release()
 		if err != nil {
-			wk.stats.fail(n.rel, err)
+			wk.stats.Fail(n.rel, err)
 			return nil
 		}
 		n.h = h
@@ -511,10 +568,10 @@ func (wk *walker) run(t task, opts walkOptions, q *workQueue, worker int, visit 
 }
 
 // readDir lists n, reads its ignore files and queues what it shows.
-func (wk *walker) readDir(n *dirNode, opts walkOptions, q *workQueue, worker int, visit func(int, *fileEntry) error) error {
+func (wk *Walker) readDir(n *dirNode, opts Options, q *workQueue, worker int, visit func(int, *Entry) error) error {
 	entries, err := wk.entries(n, worker)
 	if err != nil {
-		wk.stats.fail(n.rel, err)
+		wk.stats.Fail(n.rel, err)
 		if entries == nil {
 			return nil
 		}
@@ -523,7 +580,7 @@ func (wk *walker) readDir(n *dirNode, opts walkOptions, q *workQueue, worker int
 	// Subdirectories first, then files: the stack is LIFO, so this worker
 	// goes on with the files while idle ones take the directories.
 	var dirs, files []task
-	var batch []fileEntry
+	var batch []Entry
 	flush := func() {
 		if len(batch) > 0 {
 			n.refs.Add(1)
@@ -541,7 +598,7 @@ func (wk *walker) readDir(n *dirNode, opts walkOptions, q *workQueue, worker int
 		if typ&iofs.ModeIrregular != 0 {
 			continue // devices, sockets, pipes: not files to read or list
 		}
-		rel := joinRel(n.rel, name)
+		rel := Join(n.rel, name)
 		d := wk.decide(n, rel, name, isDir)
 		if d.counts {
 			wk.stats.hidden.Add(1)
@@ -550,7 +607,7 @@ func (wk *walker) readDir(n *dirNode, opts walkOptions, q *workQueue, worker int
 			continue
 		}
 		if isDir {
-			if opts.maxDepth >= 0 && n.depth >= opts.maxDepth {
+			if opts.MaxDepth >= 0 && n.depth >= opts.MaxDepth {
 				continue
 			}
 			child := &dirNode{parent: n, rel: rel, depth: n.depth + 1, hidden: d.hidden}
@@ -558,19 +615,19 @@ func (wk *walker) readDir(n *dirNode, opts walkOptions, q *workQueue, worker int
 			dirs = append(dirs, task{dir: child, name: name, owner: n})
 			continue
 		}
-		if opts.want != nil && !opts.want(rel, name) {
+		if opts.Want != nil && !opts.Want(rel, name) {
 			continue
 		}
-		fe := fileEntry{rel: rel, name: name, dir: n, link: typ&iofs.ModeSymlink != 0}
-		if opts.stat {
+		fe := Entry{Path: rel, Name: name, dir: n, Link: typ&iofs.ModeSymlink != 0}
+		if opts.Stat {
 			size, mtime, err := n.h.lstat(name)
 			if err != nil {
-				wk.stats.fail(rel, err)
+				wk.stats.Fail(rel, err)
 				continue
 			}
-			fe.size, fe.mtime = size, mtime
+			fe.Size, fe.ModTime = size, mtime
 		}
-		if opts.inline {
+		if opts.Inline {
 			if err := visit(worker, &fe); err != nil {
 				q.push(dirs...)
 				return err
@@ -589,7 +646,7 @@ func (wk *walker) readDir(n *dirNode, opts walkOptions, q *workQueue, worker int
 
 // entries lists the directory n and reads its ignore files. On an error it
 // returns what it could read, if anything, with the error.
-func (wk *walker) entries(n *dirNode, worker int) ([]dirent, error) {
+func (wk *Walker) entries(n *dirNode, worker int) ([]dirent, error) {
 	if wk.scratch[worker] == nil {
 		wk.scratch[worker] = make([]byte, 32<<10)
 	}
@@ -612,16 +669,18 @@ func (wk *walker) entries(n *dirNode, worker int) ([]dirent, error) {
 	return entries, err
 }
 
-// A listedEntry is an entry of a directory listed on its own.
-type listedEntry struct {
-	name string
-	typ  iofs.FileMode
+// A DirEntry is an entry of a directory listed on its own.
+type DirEntry struct {
+	Name string
+	// Type is the entry's type bits: ModeDir, ModeSymlink, ModeIrregular,
+	// or 0 for a file.
+	Type iofs.FileMode
 }
 
-// list reads the single directory rel and returns the entries the rules
-// show; wk.stats counts those they hide. The caller closes nothing: the
-// directory is closed before list returns.
-func (wk *walker) list(rel string) ([]listedEntry, error) {
+// List reads the single directory rel and returns the entries the rules
+// show; the walker's [Stats] count those they hide. The directory is
+// closed before List returns.
+func (wk *Walker) List(rel string) ([]DirEntry, error) {
 	n, err := wk.startNode(rel)
 	if err != nil {
 		return nil, err
@@ -633,21 +692,21 @@ func (wk *walker) list(rel string) ([]listedEntry, error) {
 		return nil, err
 	}
 	if err != nil {
-		wk.stats.fail(n.rel, err)
+		wk.stats.Fail(n.rel, err)
 	}
-	var shown []listedEntry
+	var shown []DirEntry
 	for _, e := range entries {
 		name := e.name
 		if name == gitDir {
 			continue
 		}
-		rel := joinRel(n.rel, name)
+		rel := Join(n.rel, name)
 		d := wk.decide(n, rel, name, e.typ.IsDir())
 		// An excluded directory with tracked files shows, as those files
 		// do in git ls-files; one entered only in case a .wieldignore
 		// re-includes something does not.
 		if d.show && (d.hidden == visible || d.hidden == byGit && wk.hasTrackedBelow(rel)) {
-			shown = append(shown, listedEntry{name: name, typ: e.typ})
+			shown = append(shown, DirEntry{Name: name, Type: e.typ})
 		} else if d.counts {
 			wk.stats.hidden.Add(1)
 		}
@@ -656,10 +715,10 @@ func (wk *walker) list(rel string) ([]listedEntry, error) {
 }
 
 // readIgnore reads and parses one ignore file of n.
-func (wk *walker) readIgnore(n *dirNode, name string) *ignore.List {
+func (wk *Walker) readIgnore(n *dirNode, name string) *ignore.List {
 	data, err := readFile(n.h, name, maxIgnoreBytes)
 	if err != nil {
-		wk.stats.fail(joinRel(n.rel, name), err)
+		wk.stats.Fail(Join(n.rel, name), err)
 		return nil
 	}
 	l := ignore.Parse(data, n.rel)
@@ -669,9 +728,12 @@ func (wk *walker) readIgnore(n *dirNode, name string) *ignore.List {
 	return &l
 }
 
+// Stats returns what the walker's walks and lists hid or could not read.
+func (wk *Walker) Stats() *Stats { return &wk.stats }
+
 // startNode opens the directory a walk starts from and loads the ignore
 // files of the directories above it.
-func (wk *walker) startNode(start string) (*dirNode, error) {
+func (wk *Walker) startNode(start string) (*dirNode, error) {
 	var node *dirNode
 	dirs := []string{""}
 	if start != "." && start != "" {
@@ -687,7 +749,7 @@ func (wk *walker) startNode(start string) (*dirNode, error) {
 	}
 	rel := dirs[len(dirs)-1]
 	node = &dirNode{parent: node, rel: rel}
-	h, err := openStart(wk.w.root, display(rel))
+	h, err := openStart(wk.root, cmp.Or(rel, "."))
 	if err != nil {
 		return nil, err
 	}
@@ -695,20 +757,16 @@ func (wk *walker) startNode(start string) (*dirNode, error) {
 	return node, nil
 }
 
-func (wk *walker) readAncestorIgnore(dir, name string) *ignore.List {
-	p := joinRel(dir, name)
-	fi, err := wk.w.root.Lstat(p)
+func (wk *Walker) readAncestorIgnore(dir, name string) *ignore.List {
+	p := Join(dir, name)
+	fi, err := wk.root.Lstat(p)
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
-	data, err := wk.w.root.ReadFile(p)
+	data, err := wk.root.ReadFile(p)
 	if err != nil {
 		return nil
 	}
 	l := ignore.Parse(data, dir)
 	return &l
 }
-
-// errStop is returned by a visit function to end a walk early without an
-// error.
-var errStop = errors.New("stop walking")

@@ -1,4 +1,4 @@
-package fs
+package fstree
 
 import (
 	"bytes"
@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/wieldhq/wield/tool"
 )
 
 // makeTree writes files (slash path → content) under a new temporary
@@ -47,28 +46,27 @@ func makeTree(t testing.TB, files map[string]string) string {
 	return dir
 }
 
-// testCall returns a call whose workspace root is dir.
-func testCall(t testing.TB, dir string) *tool.Call {
+// openRoot opens dir as an os.Root, closed when the test ends.
+func openRoot(t testing.TB, dir string) *os.Root {
 	t.Helper()
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { root.Close() })
-	return &tool.Call{Root: root}
+	return root
 }
 
 // walkFiles lists what a walk of dir from start shows, sorted, and the
 // number of entries hidden.
 func walkFiles(t testing.TB, dir, start string, cfg Config) ([]string, int64) {
 	t.Helper()
-	w, _ := openWorkspace(testCall(t, dir))
-	wk := newWalker(w, cfg.withDefaults())
+	wk := NewWalker(openRoot(t, dir), cfg)
 	var mu sync.Mutex
 	var got []string
-	err := wk.walk(t.Context(), walkOptions{start: start, maxDepth: -1}, func(_ int, f *fileEntry) error {
+	err := wk.Walk(t.Context(), Options{Start: start, MaxDepth: -1}, func(_ int, f *Entry) error {
 		mu.Lock()
-		got = append(got, f.rel)
+		got = append(got, f.Path)
 		mu.Unlock()
 		return nil
 	})
@@ -76,7 +74,7 @@ func walkFiles(t testing.TB, dir, start string, cfg Config) ([]string, int64) {
 		t.Fatalf("walk: %v", err)
 	}
 	slices.Sort(got)
-	return got, wk.stats.hidden.Load()
+	return got, wk.Stats().Hidden()
 }
 
 // git runs git in dir with no user or system configuration.
@@ -305,11 +303,6 @@ func TestWalkMatchesGitLsFiles(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("walk differs from git ls-files (-git +walk):\n%s", diff)
 			}
-			res := run(t, NewGlob(Config{GlobLimit: 1 << 20}), testCall(t, dir), GlobInput{Pattern: "**"})
-			globbed := slices.Sorted(slices.Values(res.Data.(GlobData).Files))
-			if diff := cmp.Diff(want, globbed); diff != "" {
-				t.Errorf("glob ** differs from git ls-files (-git +glob):\n%s", diff)
-			}
 		})
 	}
 }
@@ -352,17 +345,17 @@ func randomTree(r *rand.Rand) map[string]string {
 	dirs = append(dirs, "")
 	for range 3 + r.IntN(5) {
 		parent := dirs[r.IntN(len(dirs))]
-		dirs = append(dirs, joinRel(parent, pick()))
+		dirs = append(dirs, Join(parent, pick()))
 	}
 	isDir := map[string]bool{}
 	for _, d := range dirs {
 		for d != "" {
 			isDir[d] = true
-			d = parentOf(d)
+			d = Parent(d)
 		}
 	}
 	for range 8 + r.IntN(20) {
-		p := joinRel(dirs[r.IntN(len(dirs))], pick())
+		p := Join(dirs[r.IntN(len(dirs))], pick())
 		if !isDir[p] {
 			files[p] = ""
 		}
@@ -398,7 +391,7 @@ func randomTree(r *rand.Rand) map[string]string {
 			}
 			lines = append(lines, b.String())
 		}
-		p := joinRel(d, ".gitignore")
+		p := Join(d, ".gitignore")
 		if !isDir[p] {
 			files[p] = strings.Join(lines, "\n") + "\n"
 		}
@@ -546,12 +539,12 @@ func TestWalkStopsOnError(t *testing.T) {
 		files[fmt.Sprintf("d%d/f%d", i%7, i)] = ""
 	}
 	dir := makeTree(t, files)
-	w, _ := openWorkspace(testCall(t, dir))
+	root := openRoot(t, dir)
 	boom := fmt.Errorf("boom")
-	wk := newWalker(w, Config{Workers: 4})
+	wk := NewWalker(root, Config{Workers: 4})
 	var n int
 	var mu sync.Mutex
-	err := wk.walk(t.Context(), walkOptions{start: ".", maxDepth: -1}, func(int, *fileEntry) error {
+	err := wk.Walk(t.Context(), Options{Start: ".", MaxDepth: -1}, func(int, *Entry) error {
 		mu.Lock()
 		defer mu.Unlock()
 		n++
@@ -565,7 +558,7 @@ func TestWalkStopsOnError(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	err = newWalker(w, Config{Workers: 4}).walk(ctx, walkOptions{start: ".", maxDepth: -1}, func(int, *fileEntry) error { return nil })
+	err = NewWalker(root, Config{Workers: 4}).Walk(ctx, Options{Start: ".", MaxDepth: -1}, func(int, *Entry) error { return nil })
 	if err != context.Canceled {
 		t.Errorf("walk with a cancelled context = %v, want %v", err, context.Canceled)
 	}
@@ -573,13 +566,13 @@ func TestWalkStopsOnError(t *testing.T) {
 
 func TestWalkMaxDepth(t *testing.T) {
 	dir := makeTree(t, map[string]string{"a": "", "d/b": "", "d/e/c": ""})
-	w, _ := openWorkspace(testCall(t, dir))
+	root := openRoot(t, dir)
 	for depth, want := range map[int][]string{0: {"a"}, 1: {"a", "d/b"}, -1: {"a", "d/b", "d/e/c"}} {
 		var mu sync.Mutex
 		var got []string
-		err := newWalker(w, Config{}.withDefaults()).walk(t.Context(), walkOptions{start: ".", maxDepth: depth}, func(_ int, f *fileEntry) error {
+		err := NewWalker(root, Config{}).Walk(t.Context(), Options{Start: ".", MaxDepth: depth}, func(_ int, f *Entry) error {
 			mu.Lock()
-			got = append(got, f.rel)
+			got = append(got, f.Path)
 			mu.Unlock()
 			return nil
 		})

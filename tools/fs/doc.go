@@ -35,7 +35,8 @@
 // negation, directory patterns and git's rule that nothing inside an
 // excluded directory comes back, except files git tracks. Trees that are
 // not repositories still honour their .gitignore files. The patterns are
-// matched with a port of git's own wildmatch (internal/ignore), since
+// matched with a port of git's own wildmatch (internal/fstree/ignore, under
+// the walker the file tools share with package retrieval), since
 // go-git's matcher differs from git on "dir/**", "[!x]" and on name
 // patterns inside re-included directories.
 //

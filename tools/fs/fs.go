@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 
+	"github.com/wieldhq/wield/internal/fstree"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
 )
@@ -65,6 +66,11 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// walkConfig returns the walker's part of c.
+func (c Config) walkConfig() fstree.Config {
+	return fstree.Config{ExcludePatterns: c.ExcludePatterns, Workers: c.Workers}
+}
+
 // Tools returns the file tools built from cfg, in the order a model should
 // see them: read_file, read_many_files, list_directory, glob,
 // search_file_content, replace, write_file.
@@ -83,7 +89,7 @@ func Tools(cfg Config) []*tool.Tool {
 // inWorkspace adapts run, the work of a file tool, to a tool function that
 // gives run the workspace of each call. A call without a workspace fails
 // with noWorkspace, and run is not called.
-func inWorkspace[In any](run func(ctx context.Context, c *tool.Call, w *workspace, in In) (tool.Result, error)) func(context.Context, *tool.Call, In) (tool.Result, error) {
+func inWorkspace[In any](run func(ctx context.Context, c *tool.Call, w *fstree.Tree, in In) (tool.Result, error)) func(context.Context, *tool.Call, In) (tool.Result, error) {
 	return func(ctx context.Context, c *tool.Call, in In) (tool.Result, error) {
 		w, ok := openWorkspace(c)
 		if !ok {

@@ -29,6 +29,47 @@ func run(tb testing.TB, t *tool.Tool, c *tool.Call, args any) tool.Result {
 	return res
 }
 
+// makeTree writes files (slash path → content) under a new temporary
+// directory and returns its path. A path ending in "/" makes a directory;
+// content starting with "->" makes a symbolic link to the rest.
+func makeTree(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if strings.HasSuffix(name, "/") {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if target, ok := strings.CutPrefix(content, "->"); ok {
+			if err := os.Symlink(filepath.FromSlash(target), p); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// testCall returns a call whose workspace root is dir.
+func testCall(t testing.TB, dir string) *tool.Call {
+	t.Helper()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	return &tool.Call{Root: root}
+}
+
 // checkResult compares a result with what a test case wants: success or
 // failure, and substrings of the output or error.
 func checkResult(t *testing.T, res tool.Result, wantOK bool, want ...string) {

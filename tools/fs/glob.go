@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/wieldhq/wield/internal/fstree"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -62,7 +63,7 @@ type globMatch struct {
 	mtime time.Time
 }
 
-func (g globber) glob(ctx context.Context, _ *tool.Call, w *workspace, in GlobInput) (tool.Result, error) {
+func (g globber) glob(ctx context.Context, _ *tool.Call, w *fstree.Tree, in GlobInput) (tool.Result, error) {
 	dir, pattern, res, ok := globBase(w, in.Path, in.Pattern)
 	if !ok {
 		return res, nil
@@ -85,7 +86,7 @@ func (g globber) glob(ctx context.Context, _ *tool.Call, w *workspace, in GlobIn
 	if !strings.Contains(rest, "**") {
 		depth = strings.Count(rest, "/")
 	}
-	if fi, err := w.stat(start); err != nil || !fi.IsDir() {
+	if fi, err := w.Stat(start); err != nil || !fi.IsDir() {
 		if start == dir {
 			if err != nil {
 				return notFound(w, display(in.Path), dir, err), nil
@@ -99,29 +100,29 @@ func (g globber) glob(ctx context.Context, _ *tool.Call, w *workspace, in GlobIn
 		prefix = 0
 	}
 	rest = strings.TrimPrefix(rest, "./")
-	wk := newWalker(w, g.cfg)
+	wk := fstree.NewWalker(w.Root, g.cfg.walkConfig())
 	match := globMatcher(rest)
 	var (
 		mu      sync.Mutex
 		matches []globMatch
 	)
-	err := wk.walk(ctx, walkOptions{
-		start:    start,
-		maxDepth: depth,
-		want: func(rel, _ string) bool {
+	err := wk.Walk(ctx, fstree.Options{
+		Start:    start,
+		MaxDepth: depth,
+		Want: func(rel, _ string) bool {
 			name := rel[prefix:]
 			if !in.CaseSensitive {
 				name = strings.ToLower(name)
 			}
 			return match(name)
 		},
-		stat:   true,
-		inline: true,
-	}, func(_ int, f *fileEntry) error {
-		m := globMatch{rel: f.rel, mtime: f.mtime}
-		if f.link {
+		Stat:   true,
+		Inline: true,
+	}, func(_ int, f *fstree.Entry) error {
+		m := globMatch{rel: f.Path, mtime: f.ModTime}
+		if f.Link {
 			// Files only: a link counts if it leads to a file inside.
-			fi, err := w.stat(f.rel)
+			fi, err := w.Stat(f.Path)
 			if err != nil || !fi.Mode().IsRegular() {
 				return nil
 			}
@@ -135,24 +136,24 @@ func (g globber) glob(ctx context.Context, _ *tool.Call, w *workspace, in GlobIn
 	if err != nil {
 		return tool.Result{}, err // only cancellation stops a walk
 	}
-	return g.report(in, dir, matches, wk.stats.hidden.Load(), &wk.stats), nil
+	return g.report(in, dir, matches, wk.Stats().Hidden(), wk.Stats()), nil
 }
 
 // globBase checks the arguments of a glob-like search and returns the
 // directory to search and the pattern relative to it. An absolute pattern
 // inside the workspace is made relative.
-func globBase(w *workspace, pathArg, pattern string) (dir, rel string, res tool.Result, ok bool) {
+func globBase(w *fstree.Tree, pathArg, pattern string) (dir, rel string, res tool.Result, ok bool) {
 	if strings.TrimSpace(pattern) == "" {
 		return "", "", tool.Failure("pattern is empty: give a glob such as **/*.go"), false
 	}
-	dir, err := w.rel(pathArg)
+	dir, err := w.Rel(pathArg)
 	if err != nil {
 		return "", "", pathFailure(pathArg, err), false
 	}
 	rel = pattern
 	if path.IsAbs(rel) {
 		base, restPattern := doublestar.SplitPattern(rel)
-		r, ok := w.inside(base)
+		r, ok := w.Inside(base)
 		if !ok {
 			return "", "", tool.Failure(fmt.Sprintf("pattern %q is outside the workspace", pattern)), false
 		}
@@ -177,7 +178,7 @@ func matchCount(n int) string {
 	return plural(n, "file") + " match"
 }
 
-func (g globber) report(in GlobInput, dir string, matches []globMatch, hidden int64, stats *walkStats) tool.Result {
+func (g globber) report(in GlobInput, dir string, matches []globMatch, hidden int64, stats *fstree.Stats) tool.Result {
 	// Recently changed files first, newest first; then by name.
 	cutoff := time.Now().Add(-recentWindow)
 	recent := 0
@@ -225,7 +226,7 @@ func (g globber) report(in GlobInput, dir string, matches []globMatch, hidden in
 		out.note("%s", s)
 	}
 	if stats != nil {
-		if s := stats.summary(); s != "" {
+		if s := stats.Summary(); s != "" {
 			out.note("%s", s)
 		}
 	}

@@ -3,12 +3,15 @@ package fs
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/wieldhq/wield/internal/fstree"
 )
 
 func TestGlob(t *testing.T) {
@@ -83,6 +86,45 @@ func TestGlob(t *testing.T) {
 
 // TestGlobRecentFirst checks the order: files changed in the last day,
 // newest first, then the others by name.
+// TestGlobShowsTheWalk checks that glob ** lists exactly the files the
+// walker shows (internal/fstree, whose tests hold it to git ls-files), on
+// a tree with nested, negated and anchored rules, .wieldignore,
+// wield's state and a link.
+func TestGlobShowsTheWalk(t *testing.T) {
+	dir := makeTree(t, map[string]string{
+		".gitignore":         "*.log\nbuild/\n!keep.log\n",
+		".wieldignore":       "secret/\n!build/wanted.txt\n",
+		"a.go":               "",
+		"x.log":              "",
+		"keep.log":           "",
+		"build/out.o":        "",
+		"build/wanted.txt":   "",
+		"secret/key":         "",
+		"sub/.gitignore":     "/only-here\n",
+		"sub/only-here":      "",
+		"sub/deep/only-here": "",
+		".wield/state":       "",
+		"link":               "->a.go",
+	})
+	files, err := fstree.Files(t.Context(), testCall(t, dir).Root, ".", fstree.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, f := range files {
+		want = append(want, f.Path)
+	}
+	shown := []string{".gitignore", ".wieldignore", "a.go", "build/wanted.txt", "keep.log", "link", "sub/.gitignore", "sub/deep/only-here"}
+	if diff := cmp.Diff(shown, want); diff != "" {
+		t.Fatalf("the walk shows (-want +got):\n%s", diff)
+	}
+	res := run(t, NewGlob(Config{GlobLimit: 1 << 20}), testCall(t, dir), GlobInput{Pattern: "**"})
+	got := slices.Sorted(slices.Values(res.Data.(GlobData).Files))
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("glob ** differs from the walk (-walk +glob):\n%s", diff)
+	}
+}
+
 func TestGlobRecentFirst(t *testing.T) {
 	dir := makeTree(t, map[string]string{"a": "", "b": "", "c": "", "d": "", "e": ""})
 	now := time.Now()

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/wieldhq/wield/internal/fstree"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -61,51 +62,51 @@ func NewList(cfg Config) *tool.Tool {
 
 type lister struct{ cfg Config }
 
-func (l lister) list(ctx context.Context, _ *tool.Call, w *workspace, in ListInput) (tool.Result, error) {
+func (l lister) list(ctx context.Context, _ *tool.Call, w *fstree.Tree, in ListInput) (tool.Result, error) {
 	for _, p := range in.Ignore {
 		if !doublestar.ValidatePattern(p) {
 			return tool.Failure(fmt.Sprintf("ignore pattern %q is not a valid glob", p)), nil
 		}
 	}
-	rel, err := w.rel(in.Path)
+	rel, err := w.Rel(in.Path)
 	if err != nil {
 		return pathFailure(in.Path, err), nil
 	}
-	fi, err := w.stat(rel)
+	fi, err := w.Stat(rel)
 	if err != nil {
 		return notFound(w, display(in.Path), rel, err), nil
 	}
 	if !fi.IsDir() {
 		return tool.Failure(display(in.Path) + " is a file, not a directory: use read_file to read it"), nil
 	}
-	if r, err := w.resolve(rel); err == nil {
+	if r, err := w.Resolve(rel); err == nil {
 		rel = r // list a linked directory under its real name
 	}
-	wk := newWalker(w, l.cfg)
-	entries, err := wk.list(rel)
+	wk := fstree.NewWalker(w.Root, l.cfg.walkConfig())
+	entries, err := wk.List(rel)
 	if err != nil {
 		return pathFailure(display(in.Path), err), nil
 	}
 	data := ListData{Path: display(rel)}
-	hidden := int(wk.stats.hidden.Load())
+	hidden := int(wk.Stats().Hidden())
 	var dirs, files []ListEntry
 	for _, e := range entries {
-		if slices.ContainsFunc(in.Ignore, func(p string) bool { return doublestar.MatchUnvalidated(p, e.name) }) {
+		if slices.ContainsFunc(in.Ignore, func(p string) bool { return doublestar.MatchUnvalidated(p, e.Name) }) {
 			hidden++
 			continue
 		}
-		le := ListEntry{Name: e.name}
+		le := ListEntry{Name: e.Name}
 		switch {
-		case e.typ.IsDir():
+		case e.Type.IsDir():
 			le.Type = "dir"
 			dirs = append(dirs, le)
 			continue
-		case e.typ&iofs.ModeSymlink != 0:
+		case e.Type&iofs.ModeSymlink != 0:
 			le.Type = "symlink"
-			le.Target, _ = w.root.Readlink(joinRel(rel, e.name))
+			le.Target, _ = w.Root.Readlink(fstree.Join(rel, e.Name))
 		default:
 			le.Type = "file"
-			if fi, err := w.root.Lstat(joinRel(rel, e.name)); err == nil {
+			if fi, err := w.Root.Lstat(fstree.Join(rel, e.Name)); err == nil {
 				le.Size = fi.Size()
 			}
 		}
@@ -142,7 +143,7 @@ func (l lister) list(ctx context.Context, _ *tool.Call, w *workspace, in ListInp
 	if data.Omitted > 0 {
 		out.note("%s not shown; narrow with ignore, or use glob with a pattern", plural(data.Omitted, "more entry"))
 	}
-	if s := wk.stats.summary(); s != "" {
+	if s := wk.Stats().Summary(); s != "" {
 		out.note("%s", s)
 	}
 	return tool.Result{Success: true, Output: out.String(), Data: data}, nil

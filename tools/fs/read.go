@@ -13,6 +13,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/wieldhq/wield/internal/fstree"
 	"github.com/wieldhq/wield/internal/imageinfo"
 	"github.com/wieldhq/wield/internal/levenshtein"
 	"github.com/wieldhq/wield/tool"
@@ -77,7 +78,7 @@ func NewRead(cfg Config) *tool.Tool {
 
 type reader struct{ cfg Config }
 
-func (r reader) read(ctx context.Context, c *tool.Call, w *workspace, in ReadInput) (tool.Result, error) {
+func (r reader) read(ctx context.Context, c *tool.Call, w *fstree.Tree, in ReadInput) (tool.Result, error) {
 	if in.Offset < 0 {
 		return tool.Failure(fmt.Sprintf("offset %d is not a line number: lines count from 1", in.Offset)), nil
 	}
@@ -87,7 +88,7 @@ func (r reader) read(ctx context.Context, c *tool.Call, w *workspace, in ReadInp
 	if strings.TrimSpace(in.Path) == "" {
 		return tool.Failure("path is empty: give the file to read"), nil
 	}
-	rel, err := w.rel(in.Path)
+	rel, err := w.Rel(in.Path)
 	if err != nil {
 		return pathFailure(in.Path, err), nil
 	}
@@ -121,8 +122,8 @@ type wholeFile struct {
 
 // readWhole reads the regular file rel (arg as the model wrote it) of at
 // most limit bytes. On failure it returns the result to give and false.
-func readWhole(w *workspace, arg, rel string, limit int64, toolName string) (wholeFile, tool.Result, bool) {
-	fi, err := w.stat(rel)
+func readWhole(w *fstree.Tree, arg, rel string, limit int64, toolName string) (wholeFile, tool.Result, bool) {
+	fi, err := w.Stat(rel)
 	if err != nil {
 		return wholeFile{}, notFound(w, arg, rel, err), false
 	}
@@ -136,7 +137,7 @@ func readWhole(w *workspace, arg, rel string, limit int64, toolName string) (who
 		return wholeFile{}, tool.Failure(fmt.Sprintf("%s is %s, more than the %s %s reads. Use search_file_content with path=%q to find the lines you need, "+
 			"or a shell command such as sed -n '1000,1100p' to print a range", arg, formatSize(fi.Size()), formatSize(limit), toolName, arg)), false
 	}
-	f, err := w.open(rel)
+	f, err := w.Open(rel)
 	if err != nil {
 		return wholeFile{}, pathFailure(arg, err), false
 	}
@@ -147,7 +148,7 @@ func readWhole(w *workspace, arg, rel string, limit int64, toolName string) (who
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, before.Size()+1))
 	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
-		return wholeFile{}, tool.Failure(describePathError(arg, err)), false
+		return wholeFile{}, tool.Failure(fstree.DescribeError(arg, err)), false
 	}
 	if int64(buf.Len()) > limit {
 		return wholeFile{}, tool.Failure(fmt.Sprintf("%s grew past %s while it was read; try again, or search it with search_file_content", arg, formatSize(limit))), false
@@ -161,8 +162,8 @@ func readWhole(w *workspace, arg, rel string, limit int64, toolName string) (who
 
 // notFound describes a failed lookup, suggesting near names for a missing
 // file.
-func notFound(w *workspace, arg, rel string, err error) tool.Result {
-	msg := describePathError(arg, err)
+func notFound(w *fstree.Tree, arg, rel string, err error) tool.Result {
+	msg := fstree.DescribeError(arg, err)
 	if s := suggest(w, rel); s != "" {
 		msg += "; did you mean " + s + "?"
 	}
@@ -171,9 +172,9 @@ func notFound(w *workspace, arg, rel string, err error) tool.Result {
 
 // suggest returns up to three names near rel from its directory, quoted
 // and joined with "or", or "".
-func suggest(w *workspace, rel string) string {
-	dir, name := parentOf(rel), baseOf(rel)
-	f, err := w.root.Open(display(dir))
+func suggest(w *fstree.Tree, rel string) string {
+	dir, name := fstree.Parent(rel), baseOf(rel)
+	f, err := w.Root.Open(display(dir))
 	if err != nil {
 		return ""
 	}
@@ -188,7 +189,7 @@ func suggest(w *workspace, rel string) string {
 			break
 		}
 		if strings.EqualFold(n, name) || (len(name) > 2 && levenshtein.Distance(strings.ToLower(n), strings.ToLower(name), 2) <= 2) {
-			near = append(near, strconv.Quote(joinRel(dir, n)))
+			near = append(near, strconv.Quote(fstree.Join(dir, n)))
 		}
 	}
 	return strings.Join(near, " or ")

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/wieldhq/wield/internal/fstree"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -95,7 +96,7 @@ type candidate struct {
 	skip     string // why it is not shown
 }
 
-func (r manyReader) read(ctx context.Context, c *tool.Call, w *workspace, in ReadManyInput) (tool.Result, error) {
+func (r manyReader) read(ctx context.Context, c *tool.Call, w *fstree.Tree, in ReadManyInput) (tool.Result, error) {
 	specs := append(append([]string(nil), in.Paths...), in.Include...)
 	if len(specs) == 0 {
 		return tool.Failure("paths is empty: give files, directories or glob patterns to read"), nil
@@ -131,7 +132,7 @@ func (r manyReader) read(ctx context.Context, c *tool.Call, w *workspace, in Rea
 	for _, spec := range specs {
 		res, h, err := r.expand(ctx, w, spec, recursive, add)
 		switch {
-		case err != nil && errors.Is(err, errOutside):
+		case err != nil && errors.Is(err, fstree.ErrOutside):
 			return pathFailure(spec, err), nil
 		case err != nil && ctx.Err() != nil:
 			return tool.Result{}, err
@@ -246,8 +247,8 @@ func matchesAny(globs []string, rel string) bool {
 // expand finds the files one path or glob names and passes them to add.
 // It returns why spec gave nothing, if it is worth saying, and how many
 // entries ignore rules hid; an error for a spec that must not be used
-// (errOutside, a glob climbing out) or for cancellation.
-func (r manyReader) expand(ctx context.Context, w *workspace, spec string, recursive bool, add func(string, int64, bool)) (string, int64, error) {
+// (fstree.ErrOutside, a glob climbing out) or for cancellation.
+func (r manyReader) expand(ctx context.Context, w *fstree.Tree, spec string, recursive bool, add func(string, int64, bool)) (string, int64, error) {
 	dir, pattern := ".", ""
 	if strings.ContainsAny(spec, "*?[{") {
 		d, p, res, ok := globBase(w, "", spec)
@@ -259,16 +260,16 @@ func (r manyReader) expand(ctx context.Context, w *workspace, spec string, recur
 			dir, pattern = path.Join(d, base), rest
 		}
 	} else {
-		rel, err := w.rel(spec)
+		rel, err := w.Rel(spec)
 		if err != nil {
 			return "", 0, err
 		}
-		fi, err := w.stat(rel)
-		if errors.Is(err, errOutside) {
+		fi, err := w.Stat(rel)
+		if errors.Is(err, fstree.ErrOutside) {
 			return "", 0, err
 		}
 		if err != nil {
-			return describePathError(spec, err), 0, nil
+			return fstree.DescribeError(spec, err), 0, nil
 		}
 		if !fi.IsDir() {
 			if !fi.Mode().IsRegular() {
@@ -279,7 +280,7 @@ func (r manyReader) expand(ctx context.Context, w *workspace, spec string, recur
 		}
 		dir = rel
 	}
-	if fi, err := w.stat(dir); err != nil || !fi.IsDir() {
+	if fi, err := w.Stat(dir); err != nil || !fi.IsDir() {
 		return "", 0, nil // a glob whose directory does not exist matches nothing
 	}
 	depth := -1
@@ -297,26 +298,26 @@ func (r manyReader) expand(ctx context.Context, w *workspace, spec string, recur
 	if pattern != "" {
 		want = func(rel, _ string) bool { return doublestar.MatchUnvalidated(pattern, rel[prefix:]) }
 	}
-	wk := newWalker(w, r.cfg)
-	err := wk.walk(ctx, walkOptions{start: dir, maxDepth: depth, want: want, stat: true, inline: true}, func(_ int, f *fileEntry) error {
-		size := f.size
-		if f.link {
-			fi, err := w.stat(f.rel)
+	wk := fstree.NewWalker(w.Root, r.cfg.walkConfig())
+	err := wk.Walk(ctx, fstree.Options{Start: dir, MaxDepth: depth, Want: want, Stat: true, Inline: true}, func(_ int, f *fstree.Entry) error {
+		size := f.Size
+		if f.Link {
+			fi, err := w.Stat(f.Path)
 			if err != nil || !fi.Mode().IsRegular() {
 				return nil
 			}
 			size = fi.Size()
 		}
-		add(f.rel, size, false)
+		add(f.Path, size, false)
 		return nil
 	})
-	return "", wk.stats.hidden.Load(), err
+	return "", wk.Stats().Hidden(), err
 }
 
 // load reads the files to show, in parallel: the first maxFiles files, in
 // order, that fit in the output budget. Files that do not fit, and binary
 // or unreadable ones, get a skip reason.
-func (r manyReader) load(w *workspace, files []*candidate, maxFiles int) {
+func (r manyReader) load(w *fstree.Tree, files []*candidate, maxFiles int) {
 	budget := r.cfg.OutputBudget
 	var plan []*candidate
 	for _, c := range files {
@@ -339,9 +340,9 @@ func (r manyReader) load(w *workspace, files []*candidate, maxFiles int) {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			f, err := w.open(c.rel)
+			f, err := w.Open(c.rel)
 			if err != nil {
-				c.skip = describePathError(c.rel, err)
+				c.skip = fstree.DescribeError(c.rel, err)
 				return
 			}
 			defer f.Close()
@@ -352,7 +353,7 @@ func (r manyReader) load(w *workspace, files []*candidate, maxFiles int) {
 			data = data[:n]
 			switch {
 			case err != nil:
-				c.skip = describePathError(c.rel, err)
+				c.skip = fstree.DescribeError(c.rel, err)
 			case !eof:
 				c.skip = "it grew while it was read; read it with read_file"
 			case bytes.IndexByte(data[:min(len(data), sniffBytes)], 0) >= 0:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	iofs "io/fs"
 
+	"github.com/wieldhq/wield/internal/fstree"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
 )
@@ -20,11 +21,11 @@ type Recorder interface {
 
 // record tells cfg.Recorder, if any, that call c changed rel from before
 // (nil when it was created) to after.
-func (cfg Config) record(ctx context.Context, c *tool.Call, w *workspace, rel string, before *target, after []byte, mode iofs.FileMode) error {
+func (cfg Config) record(ctx context.Context, c *tool.Call, w *fstree.Tree, rel string, before *target, after []byte, mode iofs.FileMode) error {
 	if cfg.Recorder == nil || c == nil {
 		return nil
 	}
-	ch := session.FileChange{SessionID: c.SessionID, CallID: c.ID, Root: w.abs, Path: rel,
+	ch := session.FileChange{SessionID: c.SessionID, CallID: c.ID, Root: w.Abs, Path: rel,
 		After: &session.FileContent{Data: after, Mode: mode}}
 	if before != nil && before.exists {
 		ch.Before = &session.FileContent{Data: before.old, Mode: before.mode}

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/wieldhq/wield/internal/diff"
+	"github.com/wieldhq/wield/internal/fstree"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -59,7 +60,7 @@ func NewReplace(cfg Config) *tool.Tool {
 
 type replacer struct{ cfg Config }
 
-func (r replacer) replace(ctx context.Context, c *tool.Call, w *workspace, in ReplaceInput) (tool.Result, error) {
+func (r replacer) replace(ctx context.Context, c *tool.Call, w *fstree.Tree, in ReplaceInput) (tool.Result, error) {
 	t, res, ok := openTarget(w, in.Path)
 	if !ok {
 		return res, nil
@@ -72,8 +73,8 @@ func (r replacer) replace(ctx context.Context, c *tool.Call, w *workspace, in Re
 			return tool.Failure(fmt.Sprintf("%s already exists: an empty old_string only creates new files. "+
 				"Give the text to replace, or use write_file to replace the whole file", in.Path)), nil
 		}
-		if err := writeAtomic(w.root, t.rel, []byte(in.NewString), newFileMode); err != nil {
-			return tool.Failure(describePathError(in.Path, err) + "; nothing was written"), nil
+		if err := writeAtomic(w.Root, t.rel, []byte(in.NewString), newFileMode); err != nil {
+			return tool.Failure(fstree.DescribeError(in.Path, err) + "; nothing was written"), nil
 		}
 		if err := r.cfg.record(ctx, c, w, t.rel, nil, []byte(in.NewString), newFileMode); err != nil {
 			return tool.Result{}, err
@@ -93,8 +94,8 @@ func (r replacer) replace(ctx context.Context, c *tool.Call, w *workspace, in Re
 	if fail != "" {
 		return tool.Failure(strings.ReplaceAll(fail, "FILE", in.Path)), nil
 	}
-	if err := writeAtomic(w.root, t.rel, ed.content, t.mode); err != nil {
-		return tool.Failure(describePathError(in.Path, err) + "; the file was not changed"), nil
+	if err := writeAtomic(w.Root, t.rel, ed.content, t.mode); err != nil {
+		return tool.Failure(fstree.DescribeError(in.Path, err) + "; the file was not changed"), nil
 	}
 	if err := r.cfg.record(ctx, c, w, t.rel, &t, ed.content, t.mode); err != nil {
 		return tool.Result{}, err

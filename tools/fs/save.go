@@ -11,7 +11,9 @@ import (
 	"path"
 	"strings"
 
+	"github.com/wieldhq/wield/internal/fstree"
 	"github.com/wieldhq/wield/tool"
+	layout "github.com/wieldhq/wield/workspace"
 )
 
 // newFileMode is the mode of files the tools create.
@@ -29,19 +31,19 @@ type target struct {
 // openTarget resolves a path to write: inside the workspace, links
 // followed, not a directory, not sensitive. It reads the current content
 // (at most maxReadBytes) when the file exists.
-func openTarget(w *workspace, arg string) (target, tool.Result, bool) {
+func openTarget(w *fstree.Tree, arg string) (target, tool.Result, bool) {
 	t := target{arg: arg}
 	if strings.TrimSpace(arg) == "" {
 		return t, tool.Failure("path is empty: give the file to write"), false
 	}
-	rel, err := w.rel(arg)
+	rel, err := w.Rel(arg)
 	if err != nil {
 		return t, pathFailure(arg, err), false
 	}
 	if reason := sensitive(rel); reason != "" {
 		return t, tool.Failure(fmt.Sprintf("refusing to write %s: %s", arg, reason)), false
 	}
-	real, err := w.resolve(rel)
+	real, err := w.Resolve(rel)
 	if err != nil {
 		return t, pathFailure(arg, err), false
 	}
@@ -52,7 +54,7 @@ func openTarget(w *workspace, arg string) (target, tool.Result, bool) {
 		return t, tool.Failure(arg + " is the workspace root, a directory: give a file path"), false
 	}
 	t.rel = real
-	fi, err := w.root.Lstat(real)
+	fi, err := w.Root.Lstat(real)
 	switch {
 	case errors.Is(err, iofs.ErrNotExist):
 		return t, tool.Result{}, true
@@ -65,7 +67,7 @@ func openTarget(w *workspace, arg string) (target, tool.Result, bool) {
 	case fi.Size() > maxReadBytes:
 		return t, tool.Failure(fmt.Sprintf("%s is %s, more than the %s the file tools edit", arg, formatSize(fi.Size()), formatSize(maxReadBytes))), false
 	}
-	old, err := w.root.ReadFile(real)
+	old, err := w.Root.ReadFile(real)
 	if err != nil {
 		return t, pathFailure(arg, err), false
 	}
@@ -84,8 +86,8 @@ func sensitive(rel string) string {
 			return ".ssh holds keys and their configuration"
 		}
 	}
-	if parts[0] == stateDir {
-		return stateDir + " is wield's own state directory"
+	if parts[0] == layout.Dir {
+		return layout.Dir + " is wield's own state directory"
 	}
 	base := parts[len(parts)-1]
 	switch base {
@@ -117,7 +119,7 @@ func privateKey(content []byte) bool {
 // directories are created. The file gets mode; ownership and other links
 // to the old file are not kept.
 func writeAtomic(root *os.Root, rel string, data []byte, mode iofs.FileMode) (err error) {
-	dir := parentOf(rel)
+	dir := fstree.Parent(rel)
 	if dir != "" {
 		if err := root.MkdirAll(dir, 0o755); err != nil {
 			return err
@@ -125,7 +127,7 @@ func writeAtomic(root *os.Root, rel string, data []byte, mode iofs.FileMode) (er
 	}
 	var r [6]byte
 	rand.Read(r[:])
-	tmp := joinRel(dir, "."+baseOf(rel)+".wield-"+hex.EncodeToString(r[:])+".tmp")
+	tmp := fstree.Join(dir, "."+baseOf(rel)+".wield-"+hex.EncodeToString(r[:])+".tmp")
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err

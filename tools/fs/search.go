@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/wieldhq/wield/internal/fstree"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -92,7 +93,7 @@ type lineMatch struct {
 
 // A searchRun is the state of one call.
 type searchRun struct {
-	w       *workspace
+	w       *fstree.Tree
 	m       *lineMatcher
 	max     int
 	bufs    [][]byte // one read buffer per worker
@@ -101,10 +102,10 @@ type searchRun struct {
 	mu       sync.Mutex
 	searched int
 	binary   int
-	failed   walkStats
+	failed   fstree.Stats
 }
 
-func (s searcher) search(ctx context.Context, _ *tool.Call, w *workspace, in SearchInput) (tool.Result, error) {
+func (s searcher) search(ctx context.Context, _ *tool.Call, w *fstree.Tree, in SearchInput) (tool.Result, error) {
 	if in.Pattern == "" {
 		return tool.Failure("pattern is empty: give a regular expression, or text with fixed_strings=true"), nil
 	}
@@ -129,11 +130,11 @@ func (s searcher) search(ctx context.Context, _ *tool.Call, w *workspace, in Sea
 	if in.Include != "" && !doublestar.ValidatePattern(in.Include) {
 		return tool.Failure(fmt.Sprintf("include %q is not a valid glob: check its brackets and braces", in.Include)), nil
 	}
-	rel, err := w.rel(in.Path)
+	rel, err := w.Rel(in.Path)
 	if err != nil {
 		return pathFailure(in.Path, err), nil
 	}
-	fi, err := w.stat(rel)
+	fi, err := w.Stat(rel)
 	if err != nil {
 		return notFound(w, display(in.Path), rel, err), nil
 	}
@@ -141,21 +142,20 @@ func (s searcher) search(ctx context.Context, _ *tool.Call, w *workspace, in Sea
 	r.results.max = max
 	var hidden int64
 	if fi.IsDir() {
-		wk := newWalker(w, s.cfg)
+		wk := fstree.NewWalker(w.Root, s.cfg.walkConfig())
 		want := includeFilter(in.Include, rel)
-		err = wk.walk(ctx, walkOptions{start: rel, maxDepth: -1, want: want}, func(worker int, f *fileEntry) error {
+		err = wk.Walk(ctx, fstree.Options{Start: rel, MaxDepth: -1, Want: want}, func(worker int, f *fstree.Entry) error {
 			return r.file(ctx, worker, f)
 		})
-		hidden = wk.stats.hidden.Load()
-		if n := wk.stats.failed.Load(); n > 0 {
-			r.failed.failed.Add(n)
-			r.failed.notes = append(r.failed.notes, wk.stats.notes...)
+		hidden = wk.Stats().Hidden()
+		if wk.Stats().Failed() > 0 {
+			r.failed.Merge(wk.Stats())
 		}
 	} else if fi.Mode().IsRegular() {
-		if real, err := w.resolve(rel); err == nil {
+		if real, err := w.Resolve(rel); err == nil {
 			rel = real
 		}
-		err = r.file(ctx, 0, &fileEntry{rel: rel, name: baseOf(rel), link: true})
+		err = r.file(ctx, 0, &fstree.Entry{Path: rel, Name: baseOf(rel), Link: true})
 	} else {
 		return tool.Failure(fmt.Sprintf("%s is not a regular file but a %s; it cannot be searched", display(in.Path), fileKind(fi.Mode()))), nil
 	}
@@ -186,17 +186,17 @@ func includeFilter(include, dir string) func(rel, name string) bool {
 }
 
 // file searches one file with the worker's buffer.
-func (r *searchRun) file(ctx context.Context, worker int, fe *fileEntry) error {
-	if fe.link || fe.dir == nil {
+func (r *searchRun) file(ctx context.Context, worker int, fe *fstree.Entry) error {
+	if fe.Link {
 		// Only links that lead to files inside the workspace are searched.
-		fi, err := r.w.stat(fe.rel)
+		fi, err := r.w.Stat(fe.Path)
 		if err != nil || !fi.Mode().IsRegular() {
 			return nil
 		}
 	}
-	f, err := fe.open(r.w)
+	f, err := fe.Open(r.w)
 	if err != nil {
-		r.failed.fail(fe.rel, err)
+		r.failed.Fail(fe.Path, err)
 		return nil
 	}
 	defer f.Close()
@@ -204,12 +204,12 @@ func (r *searchRun) file(ctx context.Context, worker int, fe *fileEntry) error {
 		r.bufs[worker] = make([]byte, searchBuffer)
 	}
 	buf := r.bufs[worker]
-	res := fileResult{rel: fe.rel}
+	res := fileResult{rel: fe.Path}
 	lineBase, carry := 0, 0
 	for first := true; ; first = false {
 		n, eof, err := fill(f, buf[carry:])
 		if err != nil {
-			r.failed.fail(fe.rel, err)
+			r.failed.Fail(fe.Path, err)
 			return nil
 		}
 		data := buf[:carry+n]
@@ -412,7 +412,7 @@ func (s searcher) report(in SearchInput, r *searchRun, where string, caseSensiti
 	if s := hiddenNote(hidden); s != "" {
 		out.note("%s", s)
 	}
-	if s := r.failed.summary(); s != "" {
+	if s := r.failed.Summary(); s != "" {
 		out.note("%s", s)
 	}
 	return tool.Result{Success: true, Output: out.String(), Data: data}
@@ -446,7 +446,7 @@ func numberedLine(width, n int, mark byte, text string) string {
 
 // contextLines reads rel again for the lines around its matches.
 func (r *searchRun) contextLines(rel string) ([][]byte, bool) {
-	f, err := r.w.open(rel)
+	f, err := r.w.Open(rel)
 	if err != nil {
 		return nil, false
 	}

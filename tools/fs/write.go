@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/wieldhq/wield/internal/diff"
+	"github.com/wieldhq/wield/internal/fstree"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -48,7 +49,7 @@ func NewWrite(cfg Config) *tool.Tool {
 
 type writer struct{ cfg Config }
 
-func (wr writer) write(ctx context.Context, c *tool.Call, w *workspace, in WriteInput) (tool.Result, error) {
+func (wr writer) write(ctx context.Context, c *tool.Call, w *fstree.Tree, in WriteInput) (tool.Result, error) {
 	t, res, ok := openTarget(w, in.Path)
 	if !ok {
 		return res, nil
@@ -82,8 +83,8 @@ func (wr writer) write(ctx context.Context, c *tool.Call, w *workspace, in Write
 			return tool.Result{Success: true, Output: in.Path + " already has this content; nothing was written.", Data: data}, nil
 		}
 	}
-	if err := writeAtomic(w.root, t.rel, content, mode); err != nil {
-		return tool.Failure(describePathError(in.Path, err) + "; the file was not changed"), nil
+	if err := writeAtomic(w.Root, t.rel, content, mode); err != nil {
+		return tool.Failure(fstree.DescribeError(in.Path, err) + "; the file was not changed"), nil
 	}
 	if err := wr.cfg.record(ctx, c, w, t.rel, &t, content, mode); err != nil {
 		return tool.Result{}, err

@@ -5,7 +5,7 @@
 // It matches single paths against single files' patterns. Combining files
 // (deeper files win, .git/info/exclude loses to every .gitignore, an
 // excluded directory hides its contents) is the job of the caller, which
-// walks the tree; see tools/fs.
+// walks the tree; see internal/fstree.
 package ignore
 
 import (
