@@ -34,22 +34,6 @@ func (g *globals) docsCommands() []*cobra.Command {
 	return []*cobra.Command{newIndexCommand(g), newDocsCommand(g)}
 }
 
-// docsTools returns search_documents, get_document, list_documents and
-// index_documents on the workspace's document index. Outside a
-// workspace the tools fail, saying so.
-func (g *globals) docsTools(deps toolDeps) []*tool.Tool {
-	ws, err := g.workspace()
-	if err != nil {
-		return docs.Tools(docs.Config{})
-	}
-	lib, err := g.docsLibrary(ws)
-	if err != nil {
-		g.logger().Warn("documents", "err", err)
-		return docs.Tools(docs.Config{})
-	}
-	return docs.Tools(docs.Config{Library: lib})
-}
-
 const docsEmbeddingsHelp = `Search ranks passages with BM25. Set ` + wield.EnvEmbeddingsURL + ` (an
 OpenAI-compatible API base) and ` + wield.EnvEmbeddingsModel + ` to give passages
 embeddings too, when they are indexed; searches then fuse both rankings by

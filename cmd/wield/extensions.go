@@ -193,13 +193,6 @@ func pluginContents(pl *plugin.Plugin) []string {
 	return out
 }
 
-// shellEnv returns what the shell tools add to every command's
-// environment: the values the user gave request_env in this process.
-func (g *globals) shellEnv() func() []string {
-	ws, _ := g.workspace()
-	return g.extensions(ws).vars.Environ
-}
-
 // listingWindow returns the context window the skill listing is budgeted
 // on: --context-window, else the catalogue's window of the model, else
 // zero (the minimum budget).
