@@ -16,7 +16,26 @@
 //	p := myprovider.New(myprovider.Config{BaseURL: srv.URL})
 //	... srv.Requests() ...
 //
-// # Conformance
+// # End-to-end conformance
+//
+// [Conformance] is the suite of end-to-end scenarios every provider runs
+// against its scripted server: streamed text, a tool call and its result
+// over two rounds, parallel calls, retries that honour Retry-After, API
+// errors that never show the key, a reply cut off at the output limit, a
+// malformed event, cancellation mid-stream and pictures in tool results.
+// A [Target] says how to start the server and the provider, and what the
+// provider's words for a few things are:
+//
+//	llmtest.Conformance(t, llmtest.Target{
+//		Serve: func(t *testing.T, entries []replay.Entry, faults []llmtest.Fault) llmtest.Scripted { ... },
+//		New:   func(t *testing.T, url string, log *slog.Logger) llm.Provider { ... },
+//		Key:   testKey, KeyVar: "MY_API_KEY", MaxTokensFinish: "length", Malformed: "stream event 2",
+//	})
+//
+// A provider's own end-to-end tests keep what is particular to its wire
+// format, and play their rounds with a [Conversation].
+//
+// # Recordings and properties
 //
 // [TestRecordings] replays the streams recorded from a provider's API
 // (../shared/conformance/llm-streams beside the repository) in several

@@ -98,6 +98,7 @@ type Server[R any] struct {
 
 	mu       sync.Mutex
 	requests []R
+	answered []chan struct{} // closed as each request's answer ends
 }
 
 // NewServer starts a server that answers from entries in dialect d and
@@ -124,6 +125,26 @@ func (s *Server[R]) Requests() []R {
 	return slices.Clone(s.requests)
 }
 
+// Answered returns a channel that is closed when the server has finished
+// answering request n, counting from 1 as [Fault.Request] does: for a
+// stream that stalls, once the client has hung up. A test that cancels a
+// stalled stream waits on it to know that the provider let go of the
+// connection.
+func (s *Server[R]) Answered(n int) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.answeredLocked(n)
+}
+
+// answeredLocked returns the channel of request n, making it if need be.
+// s.mu must be held.
+func (s *Server[R]) answeredLocked(n int) chan struct{} {
+	for len(s.answered) < n {
+		s.answered = append(s.answered, make(chan struct{}))
+	}
+	return s.answered[n-1]
+}
+
 // ServeHTTP answers one request; see [Server].
 func (s *Server[R]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
@@ -134,7 +155,9 @@ func (s *Server[R]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec, turn, round, err := s.dialect.Decode(r, body)
 	s.requests = append(s.requests, rec)
 	n := len(s.requests)
+	done := s.answeredLocked(n)
 	s.mu.Unlock()
+	defer close(done)
 	if err != nil {
 		status := http.StatusBadRequest
 		if se, ok := errors.AsType[*StatusError](err); ok {

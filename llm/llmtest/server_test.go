@@ -94,3 +94,22 @@ func TestWords(t *testing.T) {
 		t.Errorf("Words (-want +got):\n%s", diff)
 	}
 }
+
+// TestServerAnswered checks that a request's channel is closed once its
+// answer is written, and not before the request came.
+func TestServerAnswered(t *testing.T) {
+	srv := llmtest.NewServer(t, "plain", llmtest.Dialect[[]string](plain{}), []replay.Entry{{Round: 1, Text: "Hello."}}, nil)
+	next := srv.Answered(2)
+	res, err := http.Post(srv.URL+"/chat", "application/json", strings.NewReader(`["hi"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	<-srv.Answered(1)
+	select {
+	case <-next:
+		t.Error("request 2 is answered before it came")
+	default:
+	}
+}

@@ -288,6 +288,11 @@ func NewServer(t testing.TB, entries []replay.Entry, opts *Options) *Server {
 // owns the slice.
 func (s *Server) Requests() []Request { return s.core.Requests() }
 
+// Answered returns a channel that is closed when the server has finished
+// answering request n, counting from 1: for a stream that stalls, once
+// the client has hung up. See [llmtest.Server.Answered].
+func (s *Server) Answered(n int) <-chan struct{} { return s.core.Answered(n) }
+
 // Usage returns the sum of the usage the server reported, input and
 // output, over all requests it answered.
 func (s *Server) Usage() llm.Usage {

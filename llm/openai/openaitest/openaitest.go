@@ -115,6 +115,11 @@ func NewServer(t testing.TB, entries []replay.Entry, faults ...Fault) *Server {
 // owns the slice.
 func (s *Server) Requests() []Request { return s.core.Requests() }
 
+// Answered returns a channel that is closed when the server has finished
+// answering request n, counting from 1: for a stream that stalls, once
+// the client has hung up. See [llmtest.Server.Answered].
+func (s *Server) Answered(n int) <-chan struct{} { return s.core.Answered(n) }
+
 // dialect is chat completions and the Responses API, by path, for an
 // [llmtest.Server]. The server's lock guards stored.
 type dialect struct {
