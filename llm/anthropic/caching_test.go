@@ -27,13 +27,13 @@ func runSession(t *testing.T, noCache bool) (total, last llm.Usage) {
 	entries = append(entries, replay.Entry{Round: sessionRounds, Text: "All parts read; the module is sound."})
 	srv := anthropictest.NewServer(t, entries, nil)
 	p := newTestProvider(t, Config{BaseURL: srv.URL, NoCache: noCache})
-	c := newConversation(t, p, "Review the module.")
+	c := newConversation(p, "Review the module.")
 	// A system prompt and tool results of realistic size: a page of
 	// instructions, a small file per round.
-	c.req.Messages[0].Content = strings.Repeat("Follow the project's conventions; keep changes small. ", 120)
+	c.Request.Messages[0].Content = strings.Repeat("Follow the project's conventions; keep changes small. ", 120)
 	file := strings.Repeat("func f() { return }\n", 100)
 	for range sessionRounds {
-		r := c.round(func(calls []llm.ToolCall) []llm.Message {
+		r := c.Round(t, func(calls []llm.ToolCall) []llm.Message {
 			var out []llm.Message
 			for _, call := range calls {
 				out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, ToolName: call.Name, Content: file})

@@ -1,12 +1,10 @@
 package anthropic
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,36 +19,43 @@ import (
 var readTool = llm.ToolDef{Name: "fs.read", Description: "Read a file.",
 	InputSchema: json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)}
 
-// conversation is a small agent loop's state: it sends the messages,
-// appends each reply, and answers tool calls with results made by answer.
-type conversation struct {
-	t    *testing.T
-	p    *Provider
-	req  llm.Request
-	resp []llmtest.Result
+// TestConformance runs llmtest's end-to-end scenarios against
+// anthropictest.
+func TestConformance(t *testing.T) {
+	llmtest.Conformance(t, llmtest.Target{
+		Serve: func(t *testing.T, entries []replay.Entry, faults []llmtest.Fault) llmtest.Scripted {
+			var fs []anthropictest.Fault
+			for _, f := range faults {
+				fs = append(fs, anthropictest.Fault{Request: f.Request, Status: f.Status, Type: f.Type, Message: f.Message,
+					RetryAfter: f.RetryAfter, ErrorEvent: f.ErrorEvent, Malformed: f.Malformed, Stall: f.Stall})
+			}
+			srv := anthropictest.NewServer(t, entries, &anthropictest.Options{Key: testKey, Faults: fs})
+			return llmtest.Scripted{URL: srv.URL, Answered: srv.Answered, Requests: func() []llmtest.Received {
+				var out []llmtest.Received
+				for _, r := range srv.Requests() {
+					var tools []string
+					for _, tool := range r.Tools {
+						tools = append(tools, tool.Name)
+					}
+					out = append(out, llmtest.Received{Messages: r.Conversation, Tools: tools, MaxTokens: r.MaxTokens, Turn: r.Turn, Round: r.Round})
+				}
+				return out
+			}}
+		},
+		New: func(t *testing.T, url string, log *slog.Logger) llm.Provider {
+			return newTestProvider(t, Config{BaseURL: url, Logger: log})
+		},
+		Key: testKey, KeyVar: "ANTHROPIC_API_KEY", MaxTokensFinish: "max_tokens", Malformed: "stream event 4",
+	})
 }
 
-func newConversation(t *testing.T, p *Provider, task string) *conversation {
-	return &conversation{t: t, p: p, req: llm.Request{
+// newConversation starts a conversation of a task, with a system prompt
+// and two tools.
+func newConversation(p *Provider, task string) *llmtest.Conversation {
+	return &llmtest.Conversation{Provider: p, Request: llm.Request{
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: "You are terse."}, {Role: llm.RoleUser, Content: task}},
 		Tools:    []llm.ToolDef{readTool, {Name: "clock", Description: "The time."}},
 	}}
-}
-
-// round sends the conversation and appends the reply; results answers the
-// reply's tool calls, in the order given.
-func (c *conversation) round(results func([]llm.ToolCall) []llm.Message) llmtest.Result {
-	c.t.Helper()
-	r := llmtest.Stream(c.t, c.p, &c.req)
-	if r.Err != nil {
-		c.t.Fatalf("round %d: %v", len(c.resp)+1, r.Err)
-	}
-	c.resp = append(c.resp, r)
-	c.req.Messages = append(c.req.Messages, r.Resp.Message)
-	if results != nil {
-		c.req.Messages = append(c.req.Messages, results(r.Resp.Message.ToolCalls)...)
-	}
-	return r
 }
 
 // answer returns a result for every call, saying which file was read.
@@ -62,27 +67,25 @@ func answer(calls []llm.ToolCall) []llm.Message {
 	return out
 }
 
+// TestTwoRoundToolCall checks the Messages API requests of a tool call
+// and its result: headers, system blocks, tool definitions, cache
+// breakpoints and the blocks of the second round.
 func TestTwoRoundToolCall(t *testing.T) {
 	srv := anthropictest.NewServer(t, []replay.Entry{
 		{Round: 1, Text: "Let me look.", ToolCalls: []llm.ToolCall{{Name: "fs.read", Arguments: json.RawMessage(`{"path":"go.mod"}`)}}},
 		{Round: 2, Text: "It is module x."},
 	}, &anthropictest.Options{Key: testKey})
 	p := newTestProvider(t, Config{BaseURL: srv.URL, Model: "claude-test-1"})
-	c := newConversation(t, p, "What module is this?")
-
-	r1 := c.round(answer)
-	m := r1.Resp.Message
-	if r1.Resp.Stop != llm.StopToolUse || m.Content != "Let me look." || len(m.ToolCalls) != 1 {
-		t.Fatalf("round 1: stop %q, text %q, calls %+v", r1.Resp.Stop, m.Content, m.ToolCalls)
+	c := newConversation(p, "What module is this?")
+	calls := c.Round(t, answer).Resp.Message.ToolCalls
+	if len(calls) != 1 {
+		t.Fatalf("round 1 calls %+v, want one", calls)
 	}
-	call := m.ToolCalls[0]
-	if call.Name != "fs.read" || string(call.Arguments) != `{"path":"go.mod"}` || !strings.HasPrefix(call.ID, "toolu_") {
-		t.Errorf("call %+v, want fs.read {\"path\":\"go.mod\"} with an id", call)
+	call := calls[0]
+	if !strings.HasPrefix(call.ID, "toolu_") {
+		t.Errorf("call id %q, want the API's toolu_ id", call.ID)
 	}
-	r2 := c.round(nil)
-	if r2.Resp.Stop != llm.StopEnd || r2.Resp.Message.Content != "It is module x." {
-		t.Errorf("round 2: stop %q, text %q", r2.Resp.Stop, r2.Resp.Message.Content)
-	}
+	c.Round(t, nil)
 
 	reqs := srv.Requests()
 	if len(reqs) != 2 {
@@ -118,11 +121,10 @@ func TestTwoRoundToolCall(t *testing.T) {
 	if diff := cmp.Diff(want, second.Messages); diff != "" {
 		t.Errorf("round 2 messages (-want +got):\n%s", diff)
 	}
-	if second.Turn != 1 || second.Round != 2 {
-		t.Errorf("round 2 matched turn %d round %d", second.Turn, second.Round)
-	}
 }
 
+// TestParallelToolCalls checks that the results of parallel calls,
+// answered out of order, go back in one user message in call order.
 func TestParallelToolCalls(t *testing.T) {
 	srv := anthropictest.NewServer(t, []replay.Entry{
 		{Round: 1, ToolCalls: []llm.ToolCall{
@@ -133,24 +135,13 @@ func TestParallelToolCalls(t *testing.T) {
 		{Round: 2, Text: "Done."},
 	}, nil)
 	p := newTestProvider(t, Config{BaseURL: srv.URL})
-	c := newConversation(t, p, "Read both.")
-	r := c.round(func(calls []llm.ToolCall) []llm.Message {
+	c := newConversation(p, "Read both.")
+	c.Round(t, func(calls []llm.ToolCall) []llm.Message {
 		out := answer(calls)
 		out[0], out[2] = out[2], out[0] // results come back in another order
 		return out
 	})
-	var ids []string
-	for _, call := range r.Resp.Message.ToolCalls {
-		ids = append(ids, call.ID+" "+call.Name+" "+string(call.Arguments))
-	}
-	want := []string{`toolu_a fs.read {"path":"a.go"}`, `toolu_b fs.read {"path":"b.go"}`, `toolu_c clock {}`}
-	if diff := cmp.Diff(want, ids); diff != "" {
-		t.Errorf("calls (-want +got):\n%s", diff)
-	}
-	if len(r.Calls) != 3 {
-		t.Errorf("%d tool call events, want 3", len(r.Calls))
-	}
-	c.round(nil)
+	c.Round(t, nil)
 	msgs := srv.Requests()[1].Messages
 	results := msgs[len(msgs)-1]
 	var got []string
@@ -172,9 +163,9 @@ func TestThinkingCarriedToTheNextRound(t *testing.T) {
 	}, nil)
 	temp := 0.5
 	p := newTestProvider(t, Config{BaseURL: srv.URL, ThinkingBudget: 2048})
-	c := newConversation(t, p, "What module is this?")
-	c.req.Temperature = &temp
-	r := c.round(answer)
+	c := newConversation(p, "What module is this?")
+	c.Request.Temperature = &temp
+	r := c.Round(t, answer)
 	m := r.Resp.Message
 	wantThinking := []llm.Thinking{
 		{Provider: "anthropic", Text: "The user wants the module. I should read go.mod.", Signature: "EqQBCkYIAxgCIkD"},
@@ -187,10 +178,10 @@ func TestThinkingCarriedToTheNextRound(t *testing.T) {
 		t.Errorf("reasoning %q, events %q; want the thinking text", m.Reasoning, r.Reasoning)
 	}
 	// Blocks of another provider, and one without a signature, are not sent.
-	last := &c.req.Messages[2]
+	last := &c.Request.Messages[2]
 	last.Thinking = append([]llm.Thinking{{Provider: "gemini", Signature: "x"}}, last.Thinking...)
 	last.Thinking = append(last.Thinking, llm.Thinking{Provider: "anthropic", Text: "unsigned"})
-	c.round(nil)
+	c.Round(t, nil)
 
 	reqs := srv.Requests()
 	if reqs[0].ThinkingBudget != 2048 || reqs[0].MaxTokens != DefaultMaxTokens+2048 || reqs[0].Temperature != nil {
@@ -207,45 +198,14 @@ func TestThinkingCarriedToTheNextRound(t *testing.T) {
 	}
 }
 
-// logRecords collects the records of a logger.
-type logRecords struct {
-	mu      sync.Mutex
-	records []slog.Record
-}
-
-func (l *logRecords) Enabled(context.Context, slog.Level) bool { return true }
-func (l *logRecords) Handle(_ context.Context, r slog.Record) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.records = append(l.records, r)
-	return nil
-}
-func (l *logRecords) WithAttrs([]slog.Attr) slog.Handler { return l }
-func (l *logRecords) WithGroup(string) slog.Handler      { return l }
-
-// waits returns the waits of the retries logged.
-func (l *logRecords) waits() []time.Duration {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []time.Duration
-	for _, r := range l.records {
-		r.Attrs(func(a slog.Attr) bool {
-			if a.Key == "wait" {
-				out = append(out, a.Value.Duration())
-			}
-			return true
-		})
-	}
-	return out
-}
-
+// TestRetries covers what the conformance suite's retries do not: the
+// API's own 529, and an overloaded_error event before any content.
 func TestRetries(t *testing.T) {
 	tests := []struct {
 		name  string
 		fault anthropictest.Fault
 		wait  time.Duration // the wait logged, when the fault asks for one
 	}{
-		{name: "429 with retry-after", fault: anthropictest.Fault{Status: 429, Message: "Number of request tokens has exceeded your per-minute rate limit", RetryAfter: 20 * time.Millisecond}, wait: 20 * time.Millisecond},
 		{name: "529 overloaded", fault: anthropictest.Fault{Status: 529, Message: "Overloaded", RetryAfter: 5 * time.Millisecond}, wait: 5 * time.Millisecond},
 		{name: "overloaded_error event", fault: anthropictest.Fault{ErrorEvent: true, Message: "Overloaded"}},
 	}
@@ -253,7 +213,7 @@ func TestRetries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.fault.Request = 1
 			srv := anthropictest.NewServer(t, []replay.Entry{{Round: 1, Text: "Hello."}}, &anthropictest.Options{Faults: []anthropictest.Fault{tt.fault}})
-			var log logRecords
+			var log llmtest.RetryLog
 			p := newTestProvider(t, Config{BaseURL: srv.URL, Logger: slog.New(&log)})
 			r := llmtest.Stream(t, p, helloRequest)
 			if r.Err != nil {
@@ -265,7 +225,7 @@ func TestRetries(t *testing.T) {
 			if n := len(srv.Requests()); n != 2 {
 				t.Errorf("%d requests, want 2", n)
 			}
-			waits := log.waits()
+			waits := log.Waits()
 			if len(waits) != 1 || tt.wait != 0 && waits[0] != tt.wait {
 				t.Errorf("retry waits %v, want one of %v", waits, tt.wait)
 			}
@@ -275,48 +235,8 @@ func TestRetries(t *testing.T) {
 
 var helloRequest = &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hello"}}}
 
-func TestMaxTokensStop(t *testing.T) {
-	srv := anthropictest.NewServer(t, []replay.Entry{{Round: 1, Stop: llm.StopMaxTokens, Text: "I will read both files",
-		ToolCalls: []llm.ToolCall{
-			{ID: "toolu_1", Name: "fs.read", Arguments: json.RawMessage(`{"path":"a.go"}`)},
-			{ID: "toolu_2", Name: "fs.read", Arguments: json.RawMessage(`"{\"path\": \"b.`)}, // cut off
-		}}}, nil)
-	p := newTestProvider(t, Config{BaseURL: srv.URL})
-	r := llmtest.Stream(t, p, &llm.Request{Messages: helloRequest.Messages, Tools: []llm.ToolDef{readTool}, MaxTokens: 300})
-	if r.Err != nil {
-		t.Fatal(r.Err)
-	}
-	if r.Resp.Stop != llm.StopMaxTokens || r.Resp.FinishReason != "max_tokens" {
-		t.Errorf("stop %q (%q), want max_tokens", r.Resp.Stop, r.Resp.FinishReason)
-	}
-	if r.Resp.Message.Content != "I will read both files" {
-		t.Errorf("text %q, want it kept", r.Resp.Message.Content)
-	}
-	calls := r.Resp.Message.ToolCalls
-	if len(calls) != 1 || calls[0].ID != "toolu_1" || len(r.Calls) != 1 {
-		t.Errorf("calls %+v (events %+v), want only the complete one", calls, r.Calls)
-	}
-	if got := srv.Requests()[0].MaxTokens; got != 300 {
-		t.Errorf("max_tokens %d, want the request's 300", got)
-	}
-}
-
-func TestMalformedEvent(t *testing.T) {
-	srv := anthropictest.NewServer(t, []replay.Entry{{Round: 1, Text: "Hello."}},
-		&anthropictest.Options{Faults: []anthropictest.Fault{{Request: 1, Malformed: true}}})
-	p := newTestProvider(t, Config{BaseURL: srv.URL})
-	r := llmtest.Stream(t, p, helloRequest)
-	if !errors.Is(r.Err, llm.ErrProtocol) || r.Resp != nil {
-		t.Fatalf("Stream = %v, %v; want no response and an error wrapping ErrProtocol", r.Resp, r.Err)
-	}
-	if !strings.Contains(r.Err.Error(), "stream event 4") {
-		t.Errorf("error %q does not name the event", r.Err)
-	}
-	if n := len(srv.Requests()); n != 1 {
-		t.Errorf("%d requests, want 1: a broken reply is not retried", n)
-	}
-}
-
+// TestErrors covers the Messages API's own errors: an error event, the
+// server's check of the key, and its 529 until the retries are spent.
 func TestErrors(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -327,12 +247,8 @@ func TestErrors(t *testing.T) {
 		want    []string
 		retries int
 	}{
-		{name: "invalid request", entry: replay.Entry{Round: 1, Error: &replay.Error{Status: 400, Message: "messages.0.content: Input should be a valid list"}},
-			status: 400, want: []string{"messages.0.content: Input should be a valid list"}},
 		{name: "error event", fault: anthropictest.Fault{Request: 1, ErrorEvent: true, Type: "invalid_request_error", Message: "prompt is too long: 210000 tokens > 200000 maximum"},
 			status: 400, want: []string{"prompt is too long", "invalid_request_error"}},
-		{name: "the key in a message", entry: replay.Entry{Round: 1, Error: &replay.Error{Status: 400, Message: "x-api-key " + testKey + " is not allowed here"}},
-			status: 400, want: []string{"x-api-key [redacted] is not allowed here"}},
 		{name: "wrong key", key: "sk-ant-the-right-one", status: 401, want: []string{"invalid x-api-key", "ANTHROPIC_API_KEY"}},
 		{name: "overloaded for good", entry: replay.Entry{Round: 1, Error: &replay.Error{Status: 529, Message: "Overloaded"}},
 			status: 529, want: []string{"Overloaded", "gave up after 3 attempts"}, retries: 2},
@@ -365,25 +281,6 @@ func TestErrors(t *testing.T) {
 				t.Errorf("%d requests, want %d", n, 1+tt.retries)
 			}
 		})
-	}
-}
-
-func TestCancelMidStream(t *testing.T) {
-	srv := anthropictest.NewServer(t, []replay.Entry{{Round: 1, Text: "Hello."}},
-		&anthropictest.Options{Faults: []anthropictest.Fault{{Request: 1, Stall: true}}})
-	p := newTestProvider(t, Config{BaseURL: srv.URL})
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	var got string
-	_, err := p.Stream(ctx, helloRequest, func(e llm.Event) {
-		got += e.Text
-		cancel()
-	})
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("Stream error = %v, want context.Canceled", err)
-	}
-	if got != "Hel" {
-		t.Errorf("events %q before the cancellation, want %q", got, "Hel")
 	}
 }
 
