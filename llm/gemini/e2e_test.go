@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,14 +16,15 @@ import (
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/gemini"
 	"github.com/wieldhq/wield/llm/gemini/geminitest"
+	"github.com/wieldhq/wield/llm/llmtest"
 	"github.com/wieldhq/wield/llm/replay"
 )
 
 const testKey = "AIzaSy-test-key-0123456789"
 
-func newProvider(t *testing.T, srv *geminitest.Server, cfg gemini.Config) *gemini.Provider {
+func newProvider(t *testing.T, baseURL string, cfg gemini.Config) *gemini.Provider {
 	t.Helper()
-	cfg.BaseURL = srv.URL
+	cfg.BaseURL = baseURL
 	if cfg.APIKey == "" && cfg.Vertex == nil {
 		cfg.APIKey = testKey
 	}
@@ -37,37 +41,69 @@ func newProvider(t *testing.T, srv *geminitest.Server, cfg gemini.Config) *gemin
 	return p
 }
 
+// TestConformance runs llmtest's end-to-end scenarios against
+// geminitest, with each call's arguments whole and streamed.
+func TestConformance(t *testing.T) {
+	for _, streamArgs := range []bool{false, true} {
+		t.Run(fmt.Sprint("streamArguments=", streamArgs), func(t *testing.T) {
+			t.Parallel() // the retries wait a second each: Retry-After is in whole seconds
+			llmtest.Conformance(t, llmtest.Target{
+				Serve: func(t *testing.T, entries []replay.Entry, faults []llmtest.Fault) llmtest.Scripted {
+					var fs []geminitest.Fault
+					for _, f := range faults {
+						fs = append(fs, geminitest.Fault{Request: f.Request, Status: f.Status, Message: f.Message,
+							RetryDelay: f.RetryDelay, RetryAfter: f.RetryAfter, Malformed: f.Malformed, Stall: f.Stall})
+					}
+					srv := geminitest.NewServer(t, entries, &geminitest.Options{Faults: fs, StreamArguments: streamArgs})
+					return llmtest.Scripted{URL: srv.URL, Answered: srv.Answered, Requests: func() []llmtest.Received {
+						var out []llmtest.Received
+						for _, r := range srv.Requests() {
+							var config struct{ MaxOutputTokens int }
+							json.Unmarshal(r.GenerationConfig, &config)
+							out = append(out, llmtest.Received{Messages: r.Messages, Tools: r.Tools, MaxTokens: config.MaxOutputTokens, Turn: r.Turn, Round: r.Round})
+						}
+						return out
+					}}
+				},
+				New: func(t *testing.T, url string, log *slog.Logger) llm.Provider {
+					return newProvider(t, url, gemini.Config{Logger: log})
+				},
+				Key: testKey, KeyVar: "GEMINI_API_KEY", RetryAfterSeconds: true, MaxTokensFinish: "MAX_TOKENS", Malformed: "stream event 2",
+			})
+		})
+	}
+}
+
 var readTool = llm.ToolDef{Name: "fs.read", Description: "Read a file.",
 	InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)}
 
-// run plays a conversation as the agent loop does: it asks the model,
-// answers each tool call with "contents of <path>", and asks again until
-// the model stops calling tools. It returns the responses.
-func run(t *testing.T, p llm.Provider, msgs []llm.Message) ([]*llm.Response, []llm.Message) {
+// run plays a conversation as the agent loop does, answering each tool
+// call with "contents of <path>", until the model stops calling tools.
+// It returns the responses.
+func run(t *testing.T, p llm.Provider, msgs []llm.Message) []*llm.Response {
 	t.Helper()
-	var out []*llm.Response
-	for range 5 {
-		resp, err := p.Stream(t.Context(), &llm.Request{Messages: msgs, Tools: []llm.ToolDef{readTool}}, nil)
-		if err != nil {
-			t.Fatalf("round %d: %v", len(out)+1, err)
-		}
-		out = append(out, resp)
-		msgs = append(msgs, resp.Message)
-		if len(resp.Message.ToolCalls) == 0 {
-			return out, msgs
-		}
+	c := &llmtest.Conversation{Provider: p, Request: llm.Request{Messages: msgs, Tools: []llm.ToolDef{readTool}}}
+	c.Run(t, func(calls []llm.ToolCall) []llm.Message {
 		// Answer in reverse order: the provider puts them back in order.
-		for i := len(resp.Message.ToolCalls) - 1; i >= 0; i-- {
-			c := resp.Message.ToolCalls[i]
+		var out []llm.Message
+		for _, c := range slices.Backward(calls) {
 			var in struct{ Path string }
 			json.Unmarshal(c.Arguments, &in)
-			msgs = append(msgs, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: "contents of " + in.Path})
+			out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: "contents of " + in.Path})
 		}
+		return out
+	})
+	var out []*llm.Response
+	for _, r := range c.Replies {
+		out = append(out, r.Resp)
 	}
-	t.Fatal("the model never stopped calling tools")
-	return nil, nil
+	return out
 }
 
+// TestTwoRoundToolCall checks what Gemini's requests carry of a tool
+// call and its result: the call's thought signature, without the id made
+// up for it, the result as a function response under the call's name,
+// the system instruction, and the usage of each round.
 func TestTwoRoundToolCall(t *testing.T) {
 	for _, streamArgs := range []bool{false, true} {
 		name := "whole arguments"
@@ -80,8 +116,8 @@ func TestTwoRoundToolCall(t *testing.T) {
 					Usage: llm.Usage{InputTokens: 20, OutputTokens: 12, ReasoningTokens: 7}},
 				{Round: 2, Text: "The module is github.com/wieldhq/wield.", Usage: llm.Usage{InputTokens: 40, CachedTokens: 16, OutputTokens: 9}},
 			}, &geminitest.Options{StreamArguments: streamArgs})
-			p := newProvider(t, srv, gemini.Config{})
-			resps, _ := run(t, p, []llm.Message{{Role: llm.RoleSystem, Content: "Be brief."}, {Role: llm.RoleUser, Content: "Which module?"}})
+			p := newProvider(t, srv.URL, gemini.Config{})
+			resps := run(t, p, []llm.Message{{Role: llm.RoleSystem, Content: "Be brief."}, {Role: llm.RoleUser, Content: "Which module?"}})
 			if len(resps) != 2 {
 				t.Fatalf("%d rounds, want 2", len(resps))
 			}
@@ -97,13 +133,10 @@ func TestTwoRoundToolCall(t *testing.T) {
 			if got, want := resps[0].Usage, (llm.Usage{InputTokens: 20, OutputTokens: 12, ReasoningTokens: 7}); got != want {
 				t.Errorf("round 1 usage %+v, want %+v", got, want)
 			}
-			if resps[1].Message.Content != "The module is github.com/wieldhq/wield." || resps[1].Stop != llm.StopEnd || resps[1].Usage.CachedTokens != 16 {
+			if resps[1].Usage.CachedTokens != 16 {
 				t.Errorf("round 2: %+v", resps[1])
 			}
 			reqs := srv.Requests()
-			if reqs[0].Round != 1 || reqs[1].Round != 2 || reqs[1].Turn != 1 {
-				t.Errorf("positions (%d,%d) then (%d,%d), want (1,1) then (1,2)", reqs[0].Turn, reqs[0].Round, reqs[1].Turn, reqs[1].Round)
-			}
 			if reqs[0].Header.Get("X-Goog-Api-Key") != testKey || !reqs[0].SSE || reqs[0].Model != "gemini-test" || reqs[0].Vertex {
 				t.Errorf("request 1: key header %q, sse %v, model %q, vertex %v", reqs[0].Header.Get("X-Goog-Api-Key"), reqs[0].SSE, reqs[0].Model, reqs[0].Vertex)
 			}
@@ -137,8 +170,8 @@ func TestParallelToolCalls(t *testing.T) {
 		}},
 		{Round: 2, Text: "Read three files."},
 	}, nil)
-	p := newProvider(t, srv, gemini.Config{})
-	resps, _ := run(t, p, []llm.Message{{Role: llm.RoleUser, Content: "Read a, b and c."}})
+	p := newProvider(t, srv.URL, gemini.Config{})
+	resps := run(t, p, []llm.Message{{Role: llm.RoleUser, Content: "Read a, b and c."}})
 	var ids []string
 	for _, c := range resps[0].Message.ToolCalls {
 		ids = append(ids, c.ID+"/"+c.Signature)
@@ -177,7 +210,7 @@ func TestThinkingCarriedToTheNextRound(t *testing.T) {
 		{Turn: 1, Round: 1, Reasoning: "Let me look. ", Thinking: thinking, Text: "Looking."},
 		{Turn: 2, Round: 1, Text: "Done."},
 	}, nil)
-	p := newProvider(t, srv, gemini.Config{IncludeThoughts: true, ThinkingBudget: new(1024)})
+	p := newProvider(t, srv.URL, gemini.Config{IncludeThoughts: true, ThinkingBudget: new(1024)})
 	var reasoning strings.Builder
 	resp, err := p.Stream(t.Context(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "Look."}}}, func(e llm.Event) {
 		if e.Kind == llm.EventReasoning {
@@ -216,98 +249,65 @@ func TestThinkingCarriedToTheNextRound(t *testing.T) {
 	}
 }
 
+// TestRetriesHonourTheRetryDelay: Gemini says how long to wait in a
+// RetryInfo detail of the error body, which the provider honours as it
+// honours Retry-After (checked by the conformance suite).
 func TestRetriesHonourTheRetryDelay(t *testing.T) {
-	for _, f := range []geminitest.Fault{
-		{Request: 1, Status: 429, Message: "Resource has been exhausted (e.g. check quota).", RetryDelay: 20 * time.Millisecond},
-		{Request: 1, Status: 503, Message: "The model is overloaded.", RetryAfter: time.Second},
-	} {
-		t.Run(f.Message, func(t *testing.T) {
-			srv := geminitest.NewServer(t, []replay.Entry{{Round: 1, Text: "ok"}}, &geminitest.Options{Faults: []geminitest.Fault{f}})
-			// With a base of an hour, only the server's delay lets the retry
-			// come in time.
-			p := newProvider(t, srv, gemini.Config{RetryBase: time.Hour, MaxRetryWait: time.Hour})
-			resp, err := p.Stream(t.Context(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}, nil)
-			if err != nil || resp.Message.Content != "ok" || len(srv.Requests()) != 2 {
-				t.Fatalf("Stream = %v after %d requests; want ok on the second", err, len(srv.Requests()))
-			}
-		})
+	srv := geminitest.NewServer(t, []replay.Entry{{Round: 1, Text: "ok"}}, &geminitest.Options{Faults: []geminitest.Fault{
+		{Request: 1, Status: 429, Message: "Resource has been exhausted (e.g. check quota).", RetryDelay: 20 * time.Millisecond}}})
+	// With a base of an hour, only the server's delay lets the retry come
+	// in time.
+	var log llmtest.RetryLog
+	p := newProvider(t, srv.URL, gemini.Config{RetryBase: time.Hour, MaxRetryWait: time.Hour, Logger: slog.New(&log)})
+	resp, err := p.Stream(t.Context(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}, nil)
+	if err != nil || resp.Message.Content != "ok" || len(srv.Requests()) != 2 {
+		t.Fatalf("Stream = %v after %d requests; want ok on the second", err, len(srv.Requests()))
+	}
+	if waits := log.Waits(); !slices.Equal(waits, []time.Duration{20 * time.Millisecond}) {
+		t.Errorf("retry waits %v, want the 20ms of the retry delay", waits)
 	}
 }
 
+// TestMaxTokens: Gemini ends a call at the output limit inside its
+// partialArgs, where the conformance suite's call is cut off before any.
 func TestMaxTokens(t *testing.T) {
 	srv := geminitest.NewServer(t, []replay.Entry{{Round: 1, Text: "I will read both.", Stop: llm.StopMaxTokens, ToolCalls: []llm.ToolCall{
 		{Name: "fs_read", Arguments: json.RawMessage(`{"path":"a"}`)},
 		{Name: "fs_read", Arguments: json.RawMessage(`{"path":"a/very/long/path"}`)},
 	}}}, nil)
-	p := newProvider(t, srv, gemini.Config{})
-	var events []llm.ToolCall
-	resp, err := p.Stream(t.Context(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "Read."}}, MaxTokens: 50}, func(e llm.Event) {
-		if e.Kind == llm.EventToolCall {
-			events = append(events, *e.ToolCall)
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
+	p := newProvider(t, srv.URL, gemini.Config{})
+	r := llmtest.Stream(t, p, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "Read."}}, MaxTokens: 50})
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
-	if resp.Stop != llm.StopMaxTokens || resp.FinishReason != "MAX_TOKENS" || resp.Message.Content != "I will read both." {
-		t.Errorf("stop %q (%q), content %q", resp.Stop, resp.FinishReason, resp.Message.Content)
+	if r.Resp.Stop != llm.StopMaxTokens || r.Resp.FinishReason != "MAX_TOKENS" || r.Resp.Message.Content != "I will read both." {
+		t.Errorf("stop %q (%q), content %q", r.Resp.Stop, r.Resp.FinishReason, r.Resp.Message.Content)
 	}
-	if len(resp.Message.ToolCalls) != 1 || string(resp.Message.ToolCalls[0].Arguments) != `{"path":"a"}` || len(events) != 1 {
-		t.Errorf("calls %+v (events %d); want only the complete one", resp.Message.ToolCalls, len(events))
+	if calls := r.Resp.Message.ToolCalls; len(calls) != 1 || string(calls[0].Arguments) != `{"path":"a"}` || len(r.Calls) != 1 {
+		t.Errorf("calls %+v (events %d); want only the complete one", calls, len(r.Calls))
 	}
 	if !strings.Contains(string(srv.Requests()[0].GenerationConfig), `"maxOutputTokens":50`) {
 		t.Errorf("generationConfig %s", srv.Requests()[0].GenerationConfig)
 	}
 }
 
-func TestMalformedEvent(t *testing.T) {
-	srv := geminitest.NewServer(t, []replay.Entry{{Round: 1, Text: "Hello there, how are you?"}},
-		&geminitest.Options{Faults: []geminitest.Fault{{Request: 1, Malformed: true}}})
-	p := newProvider(t, srv, gemini.Config{})
-	var text string
-	resp, err := p.Stream(t.Context(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}, func(e llm.Event) { text += e.Text })
-	if !errors.Is(err, llm.ErrProtocol) || resp != nil {
-		t.Fatalf("Stream = %+v, %v; want no response and an error wrapping ErrProtocol", resp, err)
-	}
-	if !strings.Contains(err.Error(), "stream event 2") || len(srv.Requests()) != 1 {
-		t.Errorf("error %q after %d requests; want it to name the event, and no retry once text was shown (%q)", err, len(srv.Requests()), text)
-	}
-}
-
-func TestErrorsCarryTheMessageAndNotTheKey(t *testing.T) {
+// TestErrorsNameTheStatus: an error carries the google.rpc status name
+// beside the message.
+func TestErrorsNameTheStatus(t *testing.T) {
 	srv := geminitest.NewServer(t, []replay.Entry{
 		{Turn: 1, Round: 1, Error: &replay.Error{Status: 400, Message: "Invalid JSON payload received. Unknown name \"foo\"."}},
-	}, &geminitest.Options{Faults: []geminitest.Fault{{Request: 2, Status: 403, Message: "Method doesn't allow unregistered callers; key " + testKey + " is blocked."}}})
-	p := newProvider(t, srv, gemini.Config{})
-	req := &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}
-	_, err := p.Stream(t.Context(), req, nil)
+	}, nil)
+	p := newProvider(t, srv.URL, gemini.Config{})
+	_, err := p.Stream(t.Context(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}, nil)
 	apiErr, ok := errors.AsType[*llm.APIError](err)
 	if !ok || apiErr.Status != 400 || !strings.Contains(err.Error(), `Invalid JSON payload received. Unknown name "foo"`) || !strings.Contains(err.Error(), "INVALID_ARGUMENT") {
 		t.Errorf("err = %v; want the provider's message and status", err)
-	}
-	_, err = p.Stream(t.Context(), req, nil)
-	if err == nil || strings.Contains(err.Error(), testKey) || !strings.Contains(err.Error(), "[redacted]") || !strings.Contains(err.Error(), "GEMINI_API_KEY") {
-		t.Errorf("err = %v; want the key redacted and its variable named", err)
-	}
-}
-
-func TestCancellation(t *testing.T) {
-	srv := geminitest.NewServer(t, []replay.Entry{{Round: 1, Text: "one two three four five six"}},
-		&geminitest.Options{Faults: []geminitest.Fault{{Request: 1, Stall: true}}})
-	p := newProvider(t, srv, gemini.Config{})
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	resp, err := p.Stream(ctx, &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}, func(e llm.Event) {
-		cancel() // the first event arrived; the stream now stalls
-	})
-	if !errors.Is(err, context.Canceled) || resp != nil {
-		t.Fatalf("Stream = %v, %v; want context.Canceled", resp, err)
 	}
 }
 
 func TestVertex(t *testing.T) {
 	srv := geminitest.NewServer(t, []replay.Entry{{Round: 1, Text: "ok"}}, nil)
-	p := newProvider(t, srv, gemini.Config{Vertex: &gemini.Vertex{Project: "proj", Location: "us-central1"},
+	p := newProvider(t, srv.URL, gemini.Config{Vertex: &gemini.Vertex{Project: "proj", Location: "us-central1"},
 		TokenSource: func(context.Context) (string, error) { return "ya29.token", nil }})
 	if _, err := p.Stream(t.Context(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}, nil); err != nil {
 		t.Fatal(err)
@@ -318,7 +318,7 @@ func TestVertex(t *testing.T) {
 	}
 
 	// A token source that fails is an error that says what failed.
-	p = newProvider(t, srv, gemini.Config{Vertex: &gemini.Vertex{Project: "proj", Location: "us-central1"},
+	p = newProvider(t, srv.URL, gemini.Config{Vertex: &gemini.Vertex{Project: "proj", Location: "us-central1"},
 		TokenSource: func(context.Context) (string, error) { return "", errors.New("no credentials found") }})
 	_, err := p.Stream(t.Context(), &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "Vertex AI access token: no credentials found") {
