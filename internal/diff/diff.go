@@ -165,7 +165,12 @@ type Hunk struct {
 // Equal texts give no hunks.
 func Hunks(old, new string, context int) []Hunk {
 	a, b := SplitLines(old), SplitLines(new)
-	es := Edits(a, b)
+	return HunksOf(a, b, Edits(a, b), context)
+}
+
+// HunksOf is [Hunks] for the lines a and b and their edit script es, as
+// [Edits] returns it.
+func HunksOf(a, b []string, es []Edit, context int) []Hunk {
 	var hunks []Hunk
 	for i := 0; i < len(es); {
 		for i < len(es) && es[i].Kind == ' ' {

@@ -13,73 +13,41 @@ const (
 	maxDiffLines = 40 // lines of diff shown
 )
 
-// unified renders the changes of es as unified-diff hunks, with
-// diffContext lines around each, at most maxLines lines in all; lines
-// longer than maxLineChars characters are cut.
-func unified(a, b []string, es []diff.Edit, maxLines int) string {
+// unified renders hunks as in a unified diff, at most maxLines lines in
+// all; lines longer than maxLineChars characters are cut. A hunk of no
+// old (or new) lines is headed with the line after it, not before it as
+// in diff -u.
+func unified(hunks []diff.Hunk, maxLines int) string {
 	var sb strings.Builder
 	shown := 0
-	i := 0
-	for i < len(es) {
-		for i < len(es) && es[i].Kind == ' ' {
-			i++
+	for k, h := range hunks {
+		oldStart, newStart := h.OldStart, h.NewStart
+		if h.OldLines == 0 {
+			oldStart++
 		}
-		if i == len(es) {
-			break
+		if h.NewLines == 0 {
+			newStart++
 		}
-		start := max(0, i-diffContext)
-		end := i
-		for end < len(es) {
-			if es[end].Kind != ' ' {
-				end++
-				continue
-			}
-			run := end
-			for run < len(es) && es[run].Kind == ' ' {
-				run++
-			}
-			if run == len(es) || run-end > 2*diffContext {
-				end = min(len(es), end+diffContext)
-				break
-			}
-			end = run
-		}
-		hunk := es[start:end]
-		aStart, bStart, aLen, bLen := hunk[0].A, hunk[0].B, 0, 0
-		for _, e := range hunk {
-			if e.Kind != '+' {
-				aLen++
-			}
-			if e.Kind != '-' {
-				bLen++
-			}
-		}
-		fmt.Fprintf(&sb, "@@ -%d,%d +%d,%d @@\n", aStart+1, aLen, bStart+1, bLen)
-		for _, e := range hunk {
+		fmt.Fprintf(&sb, "@@ -%d,%d +%d,%d @@\n", oldStart, h.OldLines, newStart, h.NewLines)
+		for _, l := range h.Lines {
 			if shown == maxLines {
 				left := 0
-				for _, r := range es[i:] {
-					if r.Kind != ' ' {
-						left++
+				for _, r := range hunks[k:] {
+					for _, rl := range r.Lines {
+						if rl.Kind != ' ' {
+							left++
+						}
 					}
 				}
 				fmt.Fprintf(&sb, "[diff cut: %s not shown]\n", plural(left, "more changed line"))
 				return sb.String()
 			}
-			line := ""
-			switch e.Kind {
-			case '-':
-				line = a[e.A]
-			default:
-				line = b[e.B]
-			}
-			s, _ := cutLine([]byte(line), maxLineChars)
-			sb.WriteByte(e.Kind)
+			s, _ := cutLine([]byte(l.Text), maxLineChars)
+			sb.WriteByte(l.Kind)
 			sb.WriteString(s)
 			sb.WriteByte('\n')
 			shown++
 		}
-		i = end
 	}
 	return sb.String()
 }

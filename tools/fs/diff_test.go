@@ -13,8 +13,7 @@ func FuzzUnified(f *testing.F) {
 	f.Add("a\nb\nc\n", "a\nc\nd\n")
 	f.Add("x\n\n\ny\n", "\ny\nx\n")
 	f.Fuzz(func(t *testing.T, x, y string) {
-		a, b := diff.SplitLines(x), diff.SplitLines(y)
-		out := unified(a, b, diff.Edits(a, b), maxDiffLines)
+		out := unified(diff.Hunks(x, y, diffContext), maxDiffLines)
 		shown := 0
 		for l := range strings.Lines(out) {
 			if l[0] == ' ' || l[0] == '-' || l[0] == '+' {

@@ -111,7 +111,7 @@ func (r replacer) replace(ctx context.Context, c *tool.Call, w *fstree.Tree, in 
 			plural(ed.count, "place"), in.Path)
 	}
 	out.line(head)
-	out.line(unified(a, b, es, maxDiffLines))
+	out.line(unified(diff.HunksOf(a, b, es, diffContext), maxDiffLines))
 	return tool.Result{Success: true, Output: out.String(), Data: data}, nil
 }
 

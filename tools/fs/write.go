@@ -104,7 +104,7 @@ func (wr writer) write(ctx context.Context, c *tool.Call, w *fstree.Tree, in Wri
 		summary += fmt.Sprintf(" Line endings were changed to %s, as in the file.", data.LineEndings)
 	}
 	out.line(summary)
-	out.line(unified(a, b, es, maxDiffLines))
+	out.line(unified(diff.HunksOf(a, b, es, diffContext), maxDiffLines))
 	return tool.Result{Success: true, Output: out.String(), Data: data}, nil
 }
 
