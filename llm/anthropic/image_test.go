@@ -5,16 +5,11 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/anthropic/anthropictest"
+	"github.com/wieldhq/wield/llm/llmtest"
 	"github.com/wieldhq/wield/llm/replay"
 )
-
-// pngBytes stands for a screenshot: what matters is that its bytes
-// arrive unchanged.
-var pngBytes = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR a screenshot")
 
 // TestImageInToolResult runs two rounds in which the first calls a tool
 // that returns a picture: the second request carries it as an image block
@@ -28,26 +23,17 @@ func TestImageInToolResult(t *testing.T) {
 	p := newTestProvider(t, Config{BaseURL: srv.URL, Model: "claude-test-1"})
 	c := newConversation(p, "What is on the screen?")
 	c.Request.Tools = append(c.Request.Tools, llm.ToolDef{Name: "desktop", Description: "The screen."})
-	c.Round(t, func(calls []llm.ToolCall) []llm.Message {
-		return []llm.Message{{Role: llm.RoleTool, ToolCallID: calls[0].ID, ToolName: "desktop", Content: "screenshot 2x1",
-			Images: []llm.Image{{MIMEType: "image/png", Width: 2, Height: 1, Data: pngBytes}}}}
-	})
+	c.Round(t, llmtest.Screenshots)
 	c.Round(t, nil)
 
 	msgs := srv.Requests()[1].Messages
 	result := msgs[len(msgs)-1].Content[0]
-	var got, want any
-	if err := json.Unmarshal(result.Content, &got); err != nil {
-		t.Fatal(err)
-	}
-	b64 := base64.StdEncoding.EncodeToString(pngBytes)
-	if err := json.Unmarshal([]byte(`[
+	b64 := base64.StdEncoding.EncodeToString([]byte(llmtest.Screenshot))
+	want := `[
 		{"type": "text", "text": "screenshot 2x1"},
-		{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "`+b64+`"}}
-	]`), &want); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
+		{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "` + b64 + `"}}
+	]`
+	if diff := llmtest.JSONDiff(t, want, result.Content); diff != "" {
 		t.Errorf("tool_result content (-want +got):\n%s", diff)
 	}
 }

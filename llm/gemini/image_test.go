@@ -5,16 +5,12 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/llm/gemini"
 	"github.com/wieldhq/wield/llm/gemini/geminitest"
 	"github.com/wieldhq/wield/llm/llmtest"
 	"github.com/wieldhq/wield/llm/replay"
 )
-
-var pngBytes = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR a screenshot")
 
 // TestImageInFunctionResponse runs two rounds in which the first calls a
 // tool that returns a picture: the second request carries it inside the
@@ -29,10 +25,7 @@ func TestImageInFunctionResponse(t *testing.T) {
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: "What is on the screen?"}},
 		Tools:    []llm.ToolDef{{Name: "desktop", Description: "The screen."}},
 	}}
-	c.Round(t, func(calls []llm.ToolCall) []llm.Message {
-		return []llm.Message{{Role: llm.RoleTool, ToolCallID: calls[0].ID, ToolName: calls[0].Name, Content: "screenshot 2x1",
-			Images: []llm.Image{{MIMEType: "image/png", Width: 2, Height: 1, Data: pngBytes}}}}
-	})
+	c.Round(t, llmtest.Screenshots)
 	c.Round(t, nil)
 	var body struct {
 		Contents []struct {
@@ -42,14 +35,11 @@ func TestImageInFunctionResponse(t *testing.T) {
 	if err := json.Unmarshal(srv.Requests()[1].Body, &body); err != nil {
 		t.Fatal(err)
 	}
-	var want any
-	if err := json.Unmarshal([]byte(`[{"functionResponse": {
+	want := `[{"functionResponse": {
 		"id": "call-1", "name": "desktop", "response": {"output": "screenshot 2x1"},
-		"parts": [{"inlineData": {"mimeType": "image/png", "data": "`+base64.StdEncoding.EncodeToString(pngBytes)+`"}}]
-	}}]`), &want); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(want, body.Contents[2].Parts); diff != "" {
+		"parts": [{"inlineData": {"mimeType": "image/png", "data": "` + base64.StdEncoding.EncodeToString([]byte(llmtest.Screenshot)) + `"}}]
+	}}]`
+	if diff := llmtest.JSONDiff(t, want, body.Contents[2].Parts); diff != "" {
 		t.Errorf("the result's parts (-want +got):\n%s", diff)
 	}
 }

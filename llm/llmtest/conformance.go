@@ -94,9 +94,6 @@ var (
 	readTool  = llm.ToolDef{Name: "fs.read", Description: "Read a file.", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)}
 	clockTool = llm.ToolDef{Name: "clock", Description: "The time."}
 	hello     = llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hello"}}}
-	// pngBytes stands for a screenshot: what matters is that its bytes
-	// arrive unchanged.
-	pngBytes = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR a screenshot")
 )
 
 // start starts the target's server and a provider of it.
@@ -462,18 +459,7 @@ func (tg Target) images(t *testing.T) {
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: "You are terse."}, {Role: llm.RoleUser, Content: "What is on the screen?"}},
 		Tools:    []llm.ToolDef{{Name: "desktop", Description: "The screen."}},
 	}}
-	c.Round(t, func(calls []llm.ToolCall) []llm.Message {
-		var out []llm.Message
-		for i, call := range calls {
-			text := "screenshot 2x1"
-			if i == 1 {
-				text = ""
-			}
-			out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: call.ID, ToolName: call.Name, Content: text,
-				Images: []llm.Image{{MIMEType: "image/png", Width: 2, Height: 1, Data: pngBytes}}})
-		}
-		return out
-	})
+	c.Round(t, Screenshots)
 	if last := c.Round(t, nil); last.Resp.Message.Content != "A terminal." {
 		t.Errorf("round 2: %q", last.Resp.Message.Content)
 	}
@@ -481,7 +467,7 @@ func (tg Target) images(t *testing.T) {
 	if req.Round != 2 || len(req.Messages) < 2 {
 		t.Fatalf("the server's view of round %d: %+v", req.Round, req.Messages)
 	}
-	picture := []llm.Image{{MIMEType: "image/png", Data: pngBytes}}
+	picture := []llm.Image{{MIMEType: "image/png", Data: []byte(Screenshot)}}
 	want := []llm.Message{
 		{Role: llm.RoleTool, ToolCallID: "call_1", Content: "screenshot 2x1", Images: picture},
 		{Role: llm.RoleTool, ToolCallID: "call_2", Images: picture},

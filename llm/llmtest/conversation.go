@@ -2,11 +2,14 @@ package llmtest
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/wieldhq/wield/llm"
 )
@@ -98,4 +101,44 @@ func (l *RetryLog) Waits() []time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.waits)
+}
+
+// Screenshot stands for a picture a tool returns: what matters is that
+// its bytes arrive unchanged.
+const Screenshot = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR a screenshot"
+
+// Screenshots answers each call with a 2x1 PNG picture, [Screenshot]:
+// the first result with the text "screenshot 2x1", the others with no
+// text. It is an answer function for [Conversation.Round].
+func Screenshots(calls []llm.ToolCall) []llm.Message {
+	var out []llm.Message
+	for i, c := range calls {
+		text := "screenshot 2x1"
+		if i > 0 {
+			text = ""
+		}
+		out = append(out, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Content: text,
+			Images: []llm.Image{{MIMEType: "image/png", Width: 2, Height: 1, Data: []byte(Screenshot)}}})
+	}
+	return out
+}
+
+// JSONDiff returns the difference between the JSON value want and got,
+// encoded as JSON (raw JSON stays as it is), as cmp.Diff reports it
+// "(-want +got)"; "" means they are the same value. It fails t when want
+// is not JSON or got cannot be encoded.
+func JSONDiff(t *testing.T, want string, got any) string {
+	t.Helper()
+	raw, err := json.Marshal(got)
+	if err != nil {
+		t.Fatalf("JSONDiff: %v", err)
+	}
+	var w, g any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("JSONDiff: want: %v", err)
+	}
+	if err := json.Unmarshal(raw, &g); err != nil {
+		t.Fatalf("JSONDiff: got: %v", err)
+	}
+	return cmp.Diff(w, g)
 }
