@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -286,12 +288,35 @@ func TestChatScreen_Approval(t *testing.T) {
 // TestChatScreen_Esc cancels a running task: the shell command is
 // stopped, its call gets its result, and the chat goes on.
 func TestChatScreen_Esc(t *testing.T) {
-	script := `{"turn": 1, "round": 1, "tool_calls": [{"id": "s1", "name": "run_shell_command", "arguments": {"command": "sleep 60"}}]}
+	script := `{"turn": 1, "round": 1, "tool_calls": [{"id": "s1", "name": "run_shell_command", "arguments": {"command": "echo > started.fifo; sleep 60"}}]}
 {"turn": 1, "round": 2, "text": "never"}
 {"turn": 2, "round": 1, "text": "Back."}
 `
 	h := startChat(t, script, func(f *runFlags) { f.mode = "yolo" })
+	// The command opens the FIFO once it runs; Esc comes after that, so
+	// the call is stopped while it runs, never before it starts.
+	fifo := filepath.Join(h.ws, "started.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	h.typeLine("wait a minute")
+	started := make(chan error, 1)
+	go func() {
+		f, err := os.Open(fifo) // blocks until the command opens it to write
+		if err == nil {
+			_, err = io.Copy(io.Discard, f)
+			f.Close()
+		}
+		started <- err
+	}()
+	select {
+	case err := <-started:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the command never started")
+	}
 	h.waitFor("1 tool running")
 	h.key(keyEsc)
 	// The run's own ending, not the call's result, which says
