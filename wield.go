@@ -105,8 +105,8 @@ type Options struct {
 	Plugins []*plugin.Plugin
 	// Secrets are the secrets to hide from the journal, the events, the
 	// tool results and the log; nil means ToolsConfig.Env.Secrets, else
-	// the ones wield knows of ([WorkspaceSecrets]) and the key of the model
-	// New opens.
+	// Store's own set (Store.Live), else the ones wield knows of
+	// ([WorkspaceSecrets]) and the key of the model New opens.
 	Secrets *session.SecretSet
 	// Subagents configures the agent tool; its Provider, Model, Tools,
 	// RunnerOptions, Store, Root, Instructions, Definitions and Telemetry
@@ -171,6 +171,9 @@ func New(ctx context.Context, opts Options) (_ *Agent, err error) {
 		}
 	}
 	secrets := cmp.Or(opts.Secrets, opts.ToolsConfig.Env.Secrets)
+	if secrets == nil && opts.Store != nil {
+		secrets = opts.Store.Live // the store's own set stays the one it hides
+	}
 	if secrets == nil {
 		secrets = &session.SecretSet{}
 		AddSecrets(secrets, WorkspaceSecrets(ws), a.log)
