@@ -8,7 +8,6 @@ import (
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/plugin"
 	"github.com/wieldhq/wield/policy"
-	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/skill"
 	skilltools "github.com/wieldhq/wield/tools/skills"
 	"github.com/wieldhq/wield/workspace"
@@ -50,12 +49,6 @@ func LoadSettings(p *policy.Policy, ws string, trusted bool) error {
 // .wield/settings.local.json, which git is told to ignore.
 func LocalSettings(ws string) string {
 	return filepath.Join(workspace.Layout{Root: ws}.State(), "settings.local.json")
-}
-
-// skillsConfig returns the configuration that tells which skills a
-// session activated.
-func skillsConfig(cat *skill.Catalog, store *session.Store) skilltools.Config {
-	return skilltools.Config{Catalog: cat, Sessions: store}
 }
 
 // extend adds to pol what skills and plugins bring: the skills active in a

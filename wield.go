@@ -24,6 +24,7 @@ import (
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/env"
 	"github.com/wieldhq/wield/tools/shell"
+	skilltools "github.com/wieldhq/wield/tools/skills"
 	"github.com/wieldhq/wield/workspace"
 )
 
@@ -227,7 +228,7 @@ func New(ctx context.Context, opts Options) (_ *Agent, err error) {
 	if tc.SkillBudget == 0 {
 		tc.SkillBudget = skill.Budget(opts.Window)
 	}
-	extend(pol, skillsConfig(skills, a.Store), opts.Plugins, ws, opts.Trusted, a.log)
+	extend(pol, skilltools.Config{Catalog: skills, Sessions: a.Store}, opts.Plugins, ws, opts.Trusted, a.log)
 
 	reg := opts.Registry
 	if reg == nil {
