@@ -53,7 +53,7 @@ var layers = []struct {
 	{"assembly", []string{"."}},
 	{"tool family", []string{"tools/..."}},
 	{"capability", []string{
-		"agent/...", "compact", "ledger", "mcp", "memory", "otel/...", "plugin",
+		"agent/...", "compact", "ledger", "mcp/...", "memory", "otel/...", "plugin",
 		"policy", "retrieval", "sandbox/...", "skill", "trust", "viewer",
 	}},
 	{"foundation", []string{"schema", "tool/...", "llm/...", "session/...", "shellcmd", "workspace", "internal/..."}},

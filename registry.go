@@ -9,6 +9,7 @@ import (
 
 	"github.com/wieldhq/wield/agent/subagent"
 	"github.com/wieldhq/wield/mcp"
+	"github.com/wieldhq/wield/mcp/registered"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/workspace"
 )
@@ -86,7 +87,7 @@ func NewRegistry(ctx context.Context, cfg RegistryConfig) (*tool.Registry, error
 		}
 		opts := &mcp.RegisterOptions{}
 		if cfg.Tools.Store != nil {
-			opts.Recorder = cfg.Tools.Store
+			opts.Recorder = registered.Store{Sessions: cfg.Tools.Store}
 		}
 		for _, t := range []*tool.Tool{mcp.NewRegisterServer(cfg.MCP, opts), mcp.NewDebugServer(cfg.MCP)} {
 			if err := reg.Register(t); err != nil {

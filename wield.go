@@ -15,6 +15,7 @@ import (
 	"github.com/wieldhq/wield/compact"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/mcp"
+	"github.com/wieldhq/wield/mcp/registered"
 	"github.com/wieldhq/wield/memory"
 	"github.com/wieldhq/wield/otel"
 	"github.com/wieldhq/wield/plugin"
@@ -347,7 +348,7 @@ func (a *Agent) Resume(ctx context.Context, s *session.Session) {
 		return
 	}
 	a.mcp.Track(a.Tools)
-	servers := s.State().MCPServers()
+	servers := registered.Servers(s.State())
 	if len(servers) == 0 {
 		return
 	}

@@ -1,19 +1,30 @@
 package agent
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/session/planmode"
 )
 
-// planSession is a MemorySession that follows the plan at plan.
+// planSession is a MemorySession that follows the plan at plan: its
+// latest planmode record names it.
 type planSession struct {
 	*MemorySession
 	plan string
 }
 
-func (s planSession) Plan() string { return s.plan }
+func (s planSession) Latest(kind string) (session.Record, bool) {
+	if kind != planmode.Kind || s.plan == "" {
+		return session.Record{}, false
+	}
+	data, err := json.Marshal(planmode.Setting{Mode: planmode.Default, Plan: s.plan})
+	return session.Record{Kind: kind, Data: data}, err == nil
+}
 
 // TestPromptPinsThePlan: a session's plan is read fresh through the
 // workspace root for every prompt and goes before the task.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/session/planmode"
 )
 
 // InstructionFiles are the names of project instruction files, in order of
@@ -77,8 +78,8 @@ type PinnedContext interface {
 // of session s: the configured system prompt, instructions and roles, the
 // history, the task and the round so far, and, when s is a
 // [PromptContext], its todo list and the fresh content of its file
-// references, and when s is a [PlanContext] with a plan, the plan's fresh
-// content.
+// references, and when s is a [session.RecordSource] with a plan recorded
+// (package session/planmode), the plan's fresh content.
 func (a *Agent) prompt(s Session, st *runState) Prompt {
 	p := Prompt{System: a.cfg.SystemPrompt, Instructions: a.cfg.Instructions, Roles: a.cfg.Roles,
 		History: st.history, Task: st.task, Round: st.round}
@@ -93,8 +94,8 @@ func (a *Agent) prompt(s Session, st *runState) Prompt {
 			p.Pinned = append(p.Pinned, Document{Path: pin.Path, Content: pin.Content})
 		}
 	}
-	if pc, ok := s.(PlanContext); ok && a.cfg.Root != nil {
-		if path := pc.Plan(); path != "" {
+	if rs, ok := s.(session.RecordSource); ok && a.cfg.Root != nil {
+		if path := planmode.Of(rs).Plan; path != "" {
 			p.Plan = &ReadReferences(a.cfg.Root, []string{path})[0]
 		}
 	}

@@ -55,14 +55,6 @@ type PromptContext interface {
 	Todos() []Todo
 }
 
-// PlanContext is implemented by sessions that follow a plan: Plan returns
-// the workspace path of the plan file last approved or proposed, or "".
-// Its fresh content is pinned in every prompt, read through
-// [Config.Root] as file references are.
-type PlanContext interface {
-	Plan() string
-}
-
 // A Todo is one entry of a session's todo list.
 type Todo = session.Todo
 
@@ -220,9 +212,9 @@ func CloseCalls(msgs []llm.Message) []llm.Message {
 }
 
 var (
-	_ Session       = (*session.Session)(nil)
-	_ PromptContext = (*session.Session)(nil)
-	_ PlanContext   = (*session.Session)(nil)
-	_ Pauser        = (*session.Session)(nil)
-	_ ImageStore    = (*session.Session)(nil)
+	_ Session              = (*session.Session)(nil)
+	_ PromptContext        = (*session.Session)(nil)
+	_ session.RecordSource = (*session.Session)(nil)
+	_ Pauser               = (*session.Session)(nil)
+	_ ImageStore           = (*session.Session)(nil)
 )

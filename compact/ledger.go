@@ -9,6 +9,7 @@ import (
 	"github.com/wieldhq/wield/internal/textcut"
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/session/planmode"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -62,7 +63,8 @@ func BuildLedger(st *session.State, first, last, userBytes int, tools func(name 
 	if tools == nil {
 		tools = builtinSpec
 	}
-	l := &session.Ledger{Todos: slices.Clone(st.Todos), Mode: st.Mode, Plan: st.Plan}
+	mode := planmode.Of(st)
+	l := &session.Ledger{Todos: slices.Clone(st.Todos), Mode: mode.Mode, Plan: mode.Plan}
 	args := map[string]json.RawMessage{}
 	written := map[string]int{} // path → index in l.FilesWritten
 	read := map[string]int{}

@@ -5,11 +5,12 @@ import (
 	"math"
 	"slices"
 
+	"github.com/wieldhq/wield/mcp/registered"
 	"github.com/wieldhq/wield/session"
 )
 
 // An MCPAction is an MCP server an undo takes away or brings back: one
-// the agent registered (see [session.MCPServerRecord]).
+// the agent registered (see [registered.Entry]).
 type MCPAction struct {
 	// Name is the server's name.
 	Name string
@@ -17,7 +18,7 @@ type MCPAction struct {
 	// of the undo that took it away).
 	Remove bool
 	// Server is the registration in effect before (Remove) or after.
-	Server session.MCPServerRecord
+	Server registered.Entry
 }
 
 // activeGroups returns the ledger groups in effect of st, oldest first:
@@ -25,7 +26,7 @@ type MCPAction struct {
 // only, each placed by its first record.
 func activeGroups(st *session.State) []string {
 	groups := st.ActiveGroups()
-	mcp, pos := st.MCPGroups()
+	mcp, pos := registered.Groups(st)
 	for i, g := range mcp {
 		if slices.Contains(groups, g) {
 			continue
@@ -51,33 +52,33 @@ func firstFile(st *session.State, g string) int {
 // mcpFrom reports whether group g has an MCP server record of round n or
 // later.
 func mcpFrom(st *session.State, g string, n int) bool {
-	return slices.ContainsFunc(st.MCPServerLog, func(r session.MCPServerRecord) bool { return r.Group == g && r.Round >= n })
+	return slices.ContainsFunc(registered.Entries(st), func(r registered.Entry) bool { return r.Group == g && r.Round >= n })
 }
 
 // mcpActions returns the MCP servers that taking groups back removes or
 // brings back, by name.
 func mcpActions(st *session.State, groups []string) []MCPAction {
-	if len(st.MCPServerLog) == 0 || len(groups) == 0 {
+	if len(registered.Entries(st)) == 0 || len(groups) == 0 {
 		return nil
 	}
-	before := st.MCPServers()
+	before := registered.Servers(st)
 	after := *st
 	after.Rewinds = append(slices.Clone(st.Rewinds), session.Rewind{Seq: len(st.Rewinds) + 1, Reverts: groups})
-	now := after.MCPServers()
-	find := func(list []session.MCPServer, name string) *session.MCPServer {
-		if i := slices.IndexFunc(list, func(m session.MCPServer) bool { return m.Added.Name == name }); i >= 0 {
+	now := registered.Servers(&after)
+	find := func(list []registered.Server, name string) *registered.Server {
+		if i := slices.IndexFunc(list, func(m registered.Server) bool { return m.Added.Name == name }); i >= 0 {
 			return &list[i]
 		}
 		return nil
 	}
 	var out []MCPAction
 	for _, b := range before {
-		if a := find(now, b.Added.Name); a == nil || !sameRecord(&a.Added, &b.Added) {
+		if a := find(now, b.Added.Name); a == nil || !registered.Same(&a.Added, &b.Added) {
 			out = append(out, MCPAction{Name: b.Added.Name, Remove: true, Server: b.Added})
 		}
 	}
 	for _, a := range now {
-		if b := find(before, a.Added.Name); b == nil || !sameRecord(&a.Added, &b.Added) {
+		if b := find(before, a.Added.Name); b == nil || !registered.Same(&a.Added, &b.Added) {
 			out = append(out, MCPAction{Name: a.Added.Name, Server: a.Added})
 		}
 	}
@@ -96,23 +97,17 @@ func mcpActions(st *session.State, groups []string) []MCPAction {
 	return out
 }
 
-// sameRecord reports whether two adds register the same server.
-func sameRecord(a, b *session.MCPServerRecord) bool {
-	return a.Transport == b.Transport && a.Command == b.Command && slices.Equal(a.Args, b.Args) && a.URL == b.URL &&
-		slices.Equal(a.Env, b.Env) && slices.Equal(a.Headers, b.Headers)
-}
-
 // recordMCP appends to sess, in the rewind's group, the removes and adds
 // the plan's MCP actions make, so that the journal says what the undo did
 // to the servers and an undo of the undo brings them back.
 func recordMCP(sess *session.Session, group string, actions []MCPAction) error {
 	for _, a := range actions {
 		r := a.Server
-		r.Action, r.Group, r.Round, r.CallID = session.MCPServerAdd, group, 0, ""
+		r.Action, r.Group, r.Round, r.CallID = registered.Add, group, 0, ""
 		if a.Remove {
-			r = session.MCPServerRecord{Action: session.MCPServerRemove, Name: a.Name, Group: group}
+			r = registered.Entry{Action: registered.Remove, Name: a.Name, Group: group}
 		}
-		if _, err := sess.AppendMCPServer(r); err != nil {
+		if _, err := registered.Append(sess, r); err != nil {
 			return err
 		}
 	}

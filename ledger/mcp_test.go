@@ -7,13 +7,14 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/wieldhq/wield/ledger"
+	"github.com/wieldhq/wield/mcp/registered"
 	"github.com/wieldhq/wield/session"
 )
 
 // mcpNames returns the names of the MCP servers in effect in sess.
 func mcpNames(sess *session.Session) []string {
 	var out []string
-	for _, m := range sess.State().MCPServers() {
+	for _, m := range registered.Servers(sess.State()) {
 		out = append(out, m.Added.Name)
 	}
 	return out
@@ -27,8 +28,8 @@ func TestUndoTakesAwayRegisteredMCPServer(t *testing.T) {
 	e := newEnv(t, map[string]string{"a.txt": "one\n"})
 	register := func(name string) {
 		t.Helper()
-		r := session.MCPServerRecord{Action: session.MCPServerAdd, Name: name, Transport: "stdio", Command: name + "-mcp", Env: []string{"TOKEN"}}
-		if err := e.store.RecordMCPServer(t.Context(), e.sess.ID(), r); err != nil {
+		r := registered.Entry{Action: registered.Add, Name: name, Transport: "stdio", Command: name + "-mcp", Env: []string{"TOKEN"}}
+		if err := (registered.Store{Sessions: e.store}).RecordMCPServer(t.Context(), e.sess.ID(), r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -47,8 +48,8 @@ func TestUndoTakesAwayRegisteredMCPServer(t *testing.T) {
 	if got := mcpNames(e.sess); len(got) != 0 {
 		t.Fatalf("after the undo: servers %v", got)
 	}
-	log := e.sess.State().MCPServerLog
-	if last := log[len(log)-1]; last.Action != session.MCPServerRemove || last.Name != "first" || last.Group != "rewind:1" {
+	log := registered.Entries(e.sess.State())
+	if last := log[len(log)-1]; last.Action != registered.Remove || last.Name != "first" || last.Group != "rewind:1" {
 		t.Errorf("the removal is recorded as %+v", last)
 	}
 	// The undo of the undo brings it back, as registered.
@@ -86,8 +87,8 @@ func TestRewindTakesAwayMCPServersFromTheRound(t *testing.T) {
 	e := newEnv(t, map[string]string{"a.txt": "one\n"})
 	e.round("edit", func() { e.call("write_file", map[string]any{"path": "a.txt", "content": "two\n"}) })
 	e.round("register", func() {
-		r := session.MCPServerRecord{Action: session.MCPServerAdd, Name: "late", Transport: "http", URL: "http://127.0.0.1:1/mcp"}
-		if err := e.store.RecordMCPServer(t.Context(), e.sess.ID(), r); err != nil {
+		r := registered.Entry{Action: registered.Add, Name: "late", Transport: "http", URL: "http://127.0.0.1:1/mcp"}
+		if err := (registered.Store{Sessions: e.store}).RecordMCPServer(t.Context(), e.sess.ID(), r); err != nil {
 			t.Fatal(err)
 		}
 	})

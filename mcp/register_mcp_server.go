@@ -10,7 +10,7 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/mcp/registered"
 	"github.com/wieldhq/wield/tool"
 )
 
@@ -41,7 +41,7 @@ type RegisterOptions struct {
 	// Recorder is told of each server registered, in the session of the
 	// call, so that a resumed session mounts it again and an undo of the
 	// step takes it away; nil means registrations are not recorded.
-	Recorder session.MCPServerRecorder
+	Recorder registered.Recorder
 }
 
 // NewRegisterServer returns the register_mcp_server tool, which adds a
@@ -122,8 +122,8 @@ func (r registerServer) register(ctx context.Context, c *tool.Call, in RegisterI
 // Record returns the journal record of the registration of the server
 // called name: how to start or reach it, with only the names of its
 // environment variables and headers (their values may be secrets).
-func Record(name string, cfg ServerConfig) session.MCPServerRecord {
-	return session.MCPServerRecord{Action: session.MCPServerAdd, Name: name, Transport: cfg.transport(),
+func Record(name string, cfg ServerConfig) registered.Entry {
+	return registered.Entry{Action: registered.Add, Name: name, Transport: cfg.transport(),
 		Command: cfg.Command, Args: slices.Clone(cfg.Args), URL: cfg.URL,
 		Env: slices.Sorted(maps.Keys(cfg.Env)), Headers: slices.Sorted(maps.Keys(cfg.Headers))}
 }
@@ -132,7 +132,7 @@ func Record(name string, cfg ServerConfig) session.MCPServerRecord {
 // values of its environment variables and headers are looked up by name
 // with lookup (nil: none); the error lists those that are not set, and
 // the configuration is returned without them.
-func ConfigOf(r session.MCPServerRecord, lookup func(string) (string, bool)) (ServerConfig, error) {
+func ConfigOf(r registered.Entry, lookup func(string) (string, bool)) (ServerConfig, error) {
 	cfg := ServerConfig{Command: r.Command, Args: slices.Clone(r.Args), URL: r.URL}
 	if r.Transport == "sse" {
 		cfg.Type = "sse"
@@ -211,7 +211,7 @@ func (m *Manager) Unconfirmed(toolName string) (string, bool) {
 // up with lookup. It returns a problem for each server that is missing a
 // value or does not start; those are added all the same, and start when
 // first used.
-func (m *Manager) Restore(ctx context.Context, servers []session.MCPServer, lookup func(string) (string, bool)) []error {
+func (m *Manager) Restore(ctx context.Context, servers []registered.Server, lookup func(string) (string, bool)) []error {
 	var errs []error
 	for _, s := range servers {
 		cfg, err := ConfigOf(s.Added, lookup)

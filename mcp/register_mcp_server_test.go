@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wieldhq/wield/mcp/registered"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tool/tooltest"
@@ -118,7 +119,7 @@ func TestRegisteredServerAsksUntilConfirmed(t *testing.T) {
 	m := newTestManager(t, nil, nil)
 	reg := mountAll(t, m)
 	store := &session.Store{Dir: t.TempDir()}
-	if err := reg.Register(NewRegisterServer(m, &RegisterOptions{Recorder: store})); err != nil {
+	if err := reg.Register(NewRegisterServer(m, &RegisterOptions{Recorder: registered.Store{Sessions: store}})); err != nil {
 		t.Fatal(err)
 	}
 	run := reg.Exclude([]string{"nothing*"}) // the run's own copy
@@ -171,7 +172,7 @@ func TestRegisteredServerAsksUntilConfirmed(t *testing.T) {
 	if !m.Confirm("child") || m.Confirm("nope") {
 		t.Fatal("Confirm")
 	}
-	if _, err := sess.AppendMCPServer(session.MCPServerRecord{Action: session.MCPServerConfirm, Name: "child"}); err != nil {
+	if _, err := registered.Append(sess, registered.Entry{Action: registered.Confirm, Name: "child"}); err != nil {
 		t.Fatal(err)
 	}
 	do("mcp__child__echo", `{"text":"again"}`)
@@ -180,7 +181,7 @@ func TestRegisteredServerAsksUntilConfirmed(t *testing.T) {
 	}
 
 	// The session holds the registration, without the value.
-	servers := sess.State().MCPServers()
+	servers := registered.Servers(sess.State())
 	if len(servers) != 1 || !servers[0].Confirmed || servers[0].Added.Command != cfg.Command || servers[0].Added.CallID != "c-register_mcp_server" ||
 		!slices.Equal(servers[0].Added.Env, []string{"API_KEY", testServerEnv}) {
 		t.Fatalf("recorded: %+v", servers)

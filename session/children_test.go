@@ -10,11 +10,11 @@ import (
 	"github.com/wieldhq/wield/llm"
 )
 
-// TestChildrenModeAndPlanSurviveTheJournal checks the records subagents
-// and plan mode write: a child session's link to its parent, the parent's
+// TestChildrenAndRecordsSurviveTheJournal checks what subagents and
+// features write: a child session's link to its parent, the parent's
 // agent_started/agent_finished turns (bookkeeping the prompt never sees),
-// and the mode with its plan, all read back from disk.
-func TestChildrenModeAndPlanSurviveTheJournal(t *testing.T) {
+// and a feature's records around a transaction, all read back from disk.
+func TestChildrenAndRecordsSurviveTheJournal(t *testing.T) {
 	st := newStore(t)
 	ctx := context.Background()
 	parent, err := st.Create(Header{Agent: "wield"})
@@ -23,19 +23,25 @@ func TestChildrenModeAndPlanSurviveTheJournal(t *testing.T) {
 	must(t, err)
 	must(t, child.Close())
 
-	must(t, parent.SetMode("plan", ""))
+	_, err = parent.Append("mode", map[string]string{"mode": "plan"})
+	must(t, err)
 	must(t, parent.Begin(ctx, "review it"))
 	must(t, parent.AgentStarted(ctx, "call_1", "reviewer", child.ID()))
 	usage := llm.Usage{InputTokens: 500, OutputTokens: 50, Cost: 0.002}
 	must(t, parent.AgentFinished(ctx, "call_1", "reviewer", child.ID(), "partial", "found two bugs; ran out of turns", usage))
 	must(t, parent.Commit(ctx))
-	must(t, parent.SetMode("default", ".wield/plans/s/fix-bugs.md"))
+	_, err = parent.Append("mode", map[string]string{"mode": "default", "plan": ".wield/plans/s/fix-bugs.md"})
+	must(t, err)
 	must(t, parent.Close())
 
 	got, err := st.Load(parent.ID())
 	must(t, err)
-	if got.Mode != "default" || got.Plan != ".wield/plans/s/fix-bugs.md" {
-		t.Errorf("mode %q plan %q", got.Mode, got.Plan)
+	var rounds []int
+	for _, r := range got.RecordsOf("mode") {
+		rounds = append(rounds, r.Round)
+	}
+	if latest, _ := got.Latest("mode"); !cmp.Equal(rounds, []int{0, 1}) || !strings.Contains(string(latest.Data), `"plan":".wield/plans/s/fix-bugs.md"`) {
+		t.Errorf("mode records in rounds %v, the latest %s", rounds, latest.Data)
 	}
 	var kinds []TurnKind
 	for _, turn := range got.Turns {

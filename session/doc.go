@@ -8,8 +8,19 @@
 // first line is a [Header]; every later line is one event: a transaction
 // begins, a turn joins its pool, the pool is committed or aborted, the
 // references or todos are replaced, metadata is set, a compaction is
-// recorded or undone, a fork is recorded. [Store.Load] folds the events into a
-// [State]; appending an event costs the same at any journal length.
+// recorded or undone, a fork is recorded, or a feature keeps a [Record].
+// [Store.Load] folds the events into a [State]; appending an event costs
+// the same at any journal length.
+//
+// # Features' records
+//
+// A feature keeps what it needs beyond the conversation as records of its
+// own kind: [Session.Append] writes one, [State.Records] holds them in
+// order, [Session.Latest] and [State.RecordsOf] find them. The session
+// knows none of their kinds; the feature's package reads them. Package
+// session/planmode keeps the mode a session is in this way, and package
+// mcp/registered the MCP servers an agent registered. A feature needs no
+// change here.
 //
 // A session's id is a plain string from end to end: [Header.ID],
 // [Session.ID], the tool.Call.SessionID of every call made in it, the

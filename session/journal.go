@@ -31,12 +31,21 @@ const (
 	opUncompact  = "uncompact"  // drops the latest active compaction from the view
 	opFork       = "fork"       // records the fork origin
 	opPause      = "pause"      // the open transaction awaits approval of Pending
-	opMode       = "mode"       // the session enters Mode, with Plan
 	opFiles      = "files"      // appends Files to the mutation ledger
 	opChange     = "change"     // opens or closes the mutation transaction Change
 	opRewind     = "rewind"     // records Rewind, with the Files it changed
-	opMCPServer  = "mcp_server" // records MCPServer: a server the agent registered, removed or the user confirmed
 )
+
+// coreOp reports whether op is one of the session's own operations; any
+// other op is a feature's [Record].
+func coreOp(op string) bool {
+	switch op {
+	case opBegin, opPool, opCommit, opAbort, opTurns, opReferences, opTodos, opSet, opCompress,
+		opCompact, opUncompact, opFork, opPause, opFiles, opChange, opRewind:
+		return true
+	}
+	return false
+}
 
 // An event is one line of a journal after the header.
 type event struct {
@@ -53,13 +62,13 @@ type event struct {
 	Summary    string                     `json:"summary,omitempty"`
 	Origin     *ForkOrigin                `json:"origin,omitempty"`
 	Pending    []tool.PendingCall         `json:"pending,omitempty"`
-	Mode       string                     `json:"mode,omitempty"`
-	Plan       string                     `json:"plan,omitempty"`
 	Compaction *Compaction                `json:"compaction,omitempty"`
 	Files      []FileRecord               `json:"files,omitempty"`
 	Change     *ChangeTx                  `json:"change,omitempty"`
 	Rewind     *Rewind                    `json:"rewind,omitempty"`
-	MCPServer  *MCPServerRecord           `json:"mcp_server,omitempty"`
+
+	// line is a record's whole journal line (see [Record]).
+	line json.RawMessage
 }
 
 // A CorruptError reports a journal line that cannot be read. Only a torn
@@ -119,7 +128,15 @@ func readJournal(r io.Reader) (*State, readResult, error) {
 			}
 			var e event
 			if err := json.Unmarshal(line, &e); err != nil {
-				return err
+				// A record's fields are its feature's: only its op and
+				// time need to read as the session's.
+				var syntax *json.SyntaxError
+				if errors.As(err, &syntax) || coreOp(e.Op) {
+					return err
+				}
+			}
+			if !coreOp(e.Op) {
+				e.line = bytes.Clone(line)
 			}
 			return f.apply(&e)
 		}()
@@ -237,8 +254,6 @@ func (f *folder) apply(e *event) error {
 		st.References = e.References
 	case opTodos:
 		st.Todos = e.Todos
-	case opMode:
-		st.Mode, st.Plan = e.Mode, e.Plan
 	case opSet:
 		if st.Meta == nil {
 			st.Meta = map[string]json.RawMessage{}
@@ -285,8 +300,6 @@ func (f *folder) apply(e *event) error {
 		st.ForkedFrom = e.Origin
 	case opFiles, opChange, opRewind:
 		return foldFiles(st, e)
-	case opMCPServer:
-		return foldMCPServer(st, e)
 	case opPause:
 		if !st.Open() {
 			return errors.New("pause with no open transaction")
@@ -296,7 +309,10 @@ func (f *folder) apply(e *event) error {
 			st.Paused = []tool.PendingCall{}
 		}
 	default:
-		return fmt.Errorf("unknown operation %q: %w", e.Op, ErrNewerVersion)
+		if e.Op == "" || e.line == nil {
+			return fmt.Errorf("unknown operation %q", e.Op)
+		}
+		st.Records = append(st.Records, Record{Kind: e.Op, Time: e.Time, Data: e.line, Round: len(st.Pools), Files: len(st.Files)})
 	}
 	return nil
 }

@@ -169,7 +169,7 @@ func HashBytes(data []byte) string {
 // oldest first: every group with file records, or a conversation rewind,
 // that no rewind in effect has taken back.
 func (s *State) ActiveGroups() []string {
-	undone := s.undoneGroups()
+	undone := s.UndoneGroups()
 	var out []string
 	seen := map[string]bool{}
 	for i := range s.Files {
@@ -189,10 +189,10 @@ func (s *State) ActiveGroups() []string {
 	return out
 }
 
-// undoneGroups returns the groups a rewind in effect has taken back. A
+// UndoneGroups returns the groups a rewind in effect has taken back. A
 // rewind can only be taken back by a later one, so the newest are decided
 // first.
-func (s *State) undoneGroups() map[string]bool {
+func (s *State) UndoneGroups() map[string]bool {
 	undone := map[string]bool{}
 	for i := len(s.Rewinds) - 1; i >= 0; i-- {
 		r := &s.Rewinds[i]
@@ -207,7 +207,7 @@ func (s *State) undoneGroups() map[string]bool {
 }
 
 // GroupUndone reports whether a rewind in effect has taken group back.
-func (s *State) GroupUndone(group string) bool { return s.undoneGroups()[group] }
+func (s *State) GroupUndone(group string) bool { return s.UndoneGroups()[group] }
 
 // OpenChange returns the open mutation transaction, or nil.
 func (s *State) OpenChange() *ChangeTx {
@@ -223,7 +223,7 @@ func (s *State) hiddenRanges() [][2]int {
 	if len(s.Rewinds) == 0 {
 		return nil
 	}
-	undone := s.undoneGroups()
+	undone := s.UndoneGroups()
 	var out [][2]int
 	for i := range s.Rewinds {
 		r := &s.Rewinds[i]
@@ -292,20 +292,9 @@ func (s *Store) RecordFileChange(ctx context.Context, ch FileChange) error {
 	if ch.SessionID == "" {
 		return nil
 	}
-	ss, ok := s.Writer(ch.SessionID)
+	ss, ok := s.TopWriter(ch.SessionID)
 	if !ok {
 		return nil
-	}
-	for range 8 { // children nest a few levels at most
-		h := ss.st.Header.Child
-		if h == nil {
-			break
-		}
-		parent, ok := s.Writer(h.Session)
-		if !ok {
-			break
-		}
-		ss = parent
 	}
 	return ss.RecordFileChange(ctx, ch)
 }

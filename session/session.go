@@ -55,6 +55,7 @@ func (s *Session) State() *State {
 	st.References = slices.Clone(st.References)
 	st.Todos = slices.Clone(st.Todos)
 	st.Compactions = slices.Clone(st.Compactions)
+	st.Records = slices.Clone(st.Records)
 	cloneLedger(&st)
 	return &st
 }
@@ -79,7 +80,10 @@ func (s *Session) append(e *event, sync bool) error {
 		return fmt.Errorf("session %s: %w", s.ID(), err)
 	}
 	s.buf.Reset()
-	if err := writeLine(&s.buf, e); err != nil {
+	if e.line != nil {
+		s.buf.Write(e.line)
+		s.buf.WriteByte('\n')
+	} else if err := writeLine(&s.buf, e); err != nil {
 		return err
 	}
 	n, err := s.file.Write(s.buf.Bytes())
@@ -421,36 +425,6 @@ func (s *Session) SetTodos(todos []Todo) error {
 		todos = []Todo{}
 	}
 	return s.append(&event{Op: opTodos, Todos: slices.Clone(todos)}, true)
-}
-
-// SetMode records that the session is now in mode (a permission mode
-// such as "plan" or "default"), with plan the workspace path of the plan
-// proposed or approved with the change ("" for none). The mode survives
-// resume: [State.Mode] and [State.Plan] hold the last one set.
-func (s *Session) SetMode(mode, plan string) error {
-	if mode == "" {
-		return fmt.Errorf("session %s: SetMode needs a mode", s.ID())
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.append(&event{Op: opMode, Mode: mode, Plan: plan}, true)
-}
-
-// Mode returns the mode the session was last put in with [Session.SetMode]
-// ("" when none was), without copying its state: a policy asks it on
-// every tool call.
-func (s *Session) Mode() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.st.Mode
-}
-
-// Plan returns the workspace path of the plan recorded with the last
-// [Session.SetMode], or "".
-func (s *Session) Plan() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.st.Plan
 }
 
 // AgentStarted records in the open pool that the call callID started a

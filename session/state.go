@@ -264,13 +264,6 @@ type State struct {
 	Meta map[string]json.RawMessage
 	// ForkedFrom names the session and turn this one was forked at.
 	ForkedFrom *ForkOrigin
-	// Mode is the permission mode the session was last put in with
-	// [Session.SetMode] ("plan", "default", ...); empty means none was
-	// set, and the run's own mode applies.
-	Mode string
-	// Plan is the workspace path of the plan last approved or proposed
-	// with the mode change; empty when none.
-	Plan string
 	// Compactions lists every compaction recorded, oldest first, undone
 	// ones marked; [State.Project] applies the active ones. Turns stay
 	// whole whatever they say.
@@ -283,9 +276,8 @@ type State struct {
 	// Rewinds lists the undos and rewinds, oldest first; the conversation
 	// rewinds in effect hide their turns from [State.Project].
 	Rewinds []Rewind
-	// MCPServerLog lists the records of the MCP servers the agent
-	// registered, oldest first; [State.MCPServers] folds them.
-	MCPServerLog []MCPServerRecord
+	// Records are the features' records, oldest first (see [Record]).
+	Records []Record
 }
 
 // A ForkOrigin names where a forked session came from.

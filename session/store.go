@@ -288,6 +288,30 @@ func (s *Store) Writer(id string) (*Session, bool) {
 	return ss, ok
 }
 
+// TopWriter returns the top-level session of session id, open for
+// writing here: id's own session when it is no child agent's, else its
+// parent's, and so up, as far as this Store has them open. It reports
+// false when id itself is not open here. What a child agent changes is
+// recorded in the session the person runs, which undoes it.
+func (s *Store) TopWriter(id string) (*Session, bool) {
+	ss, ok := s.Writer(id)
+	if !ok {
+		return nil, false
+	}
+	for range 8 { // children nest a few levels at most
+		h := ss.st.Header.Child
+		if h == nil {
+			break
+		}
+		parent, ok := s.Writer(h.Session)
+		if !ok {
+			break
+		}
+		ss = parent
+	}
+	return ss, true
+}
+
 // Open opens session id for writing: it takes the writer lock (failing
 // at once with a *[BusyError] if another process holds it), cuts off a torn
 // last line with a warning, and closes a transaction left open by a crash

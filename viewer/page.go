@@ -11,6 +11,7 @@ import (
 
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/session/planmode"
 )
 
 // A page is one session prepared for the browser: its rounds, the side
@@ -160,7 +161,7 @@ func (p *page) json(from, to int) (*pageJSON, error) {
 const maxChildDepth = 4
 
 func (p *page) side(store *session.Store, st *session.State) (string, error) {
-	d := sideData{ID: st.Header.ID, Title: p.Title, Header: st.Header, Mode: st.Mode, Plan: st.Plan,
+	d := sideData{ID: st.Header.ID, Title: p.Title, Header: st.Header, Mode: planmode.Of(st).Mode, Plan: planmode.Of(st).Plan,
 		Turns: st.Timeline(), Todos: st.Todos, Compactions: st.Compactions, Files: st.Files, Rewinds: st.Rewinds}
 	total := llm.Usage{}
 	for _, r := range p.rounds {

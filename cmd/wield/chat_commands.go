@@ -15,6 +15,7 @@ import (
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/session/planmode"
 	"github.com/wieldhq/wield/tools/plan"
 )
 
@@ -215,10 +216,10 @@ func (m *chatModel) plan(string) tea.Cmd {
 		return nil
 	}
 	mode, said := plan.ModePlan, "plan mode: only read-only tools run until you approve a plan; /plan again leaves it"
-	if s.Mode() == plan.ModePlan {
+	if planmode.Of(s).Mode == plan.ModePlan {
 		mode, said = plan.ModeDefault, "left plan mode"
 	}
-	if err := s.SetMode(mode, s.Plan()); err != nil {
+	if err := planmode.Set(s, mode, planmode.Of(s).Plan); err != nil {
 		m.print(m.pal.red("wield: /plan: " + err.Error()))
 		return nil
 	}

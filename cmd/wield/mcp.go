@@ -19,6 +19,7 @@ import (
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/ledger"
 	"github.com/wieldhq/wield/mcp"
+	"github.com/wieldhq/wield/mcp/registered"
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/env"
@@ -388,7 +389,7 @@ func (g *globals) applyMCP(ctx context.Context, ws string, plan *ledger.Plan, se
 		return
 	}
 	confirmed := map[string]bool{}
-	for _, s := range sess.State().MCPServers() {
+	for _, s := range registered.Servers(sess.State()) {
 		confirmed[s.Added.Name] = s.Confirmed
 	}
 	for _, a := range plan.MCP {
@@ -491,8 +492,8 @@ See also: wield mcp doctor, wield undo.`,
 			}
 			defer sess.Close()
 			name := args[0]
-			var found *session.MCPServer
-			servers := sess.State().MCPServers()
+			var found *registered.Server
+			servers := registered.Servers(sess.State())
 			for i := range servers {
 				if servers[i].Added.Name == name {
 					found = &servers[i]
@@ -505,7 +506,7 @@ See also: wield mcp doctor, wield undo.`,
 				fmt.Fprintf(g.stdout, "MCP server %q is already confirmed in session %s\n", name, sess.ID())
 				return nil
 			}
-			if _, err := sess.AppendMCPServer(session.MCPServerRecord{Action: session.MCPServerConfirm, Name: name}); err != nil {
+			if _, err := registered.Append(sess, registered.Entry{Action: registered.Confirm, Name: name}); err != nil {
 				return err
 			}
 			what := found.Added.URL

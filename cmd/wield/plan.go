@@ -8,6 +8,7 @@ import (
 	"github.com/wieldhq/wield/agent"
 	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/session/planmode"
 	"github.com/wieldhq/wield/tools/plan"
 )
 
@@ -43,7 +44,7 @@ func (m *sessionModes) Mode(id string) (policy.Mode, bool) {
 		if !ok {
 			return "", false
 		}
-		switch s.Mode() {
+		switch planmode.Of(s).Mode {
 		case "":
 			if id = m.parent(s); id == "" {
 				return "", false
@@ -80,18 +81,18 @@ func (m *sessionModes) parent(s *session.Session) string {
 // puts a session that never had a mode in plan mode.
 func startPlanMode(s *session.Session, store *session.Store, pol *policy.Policy, f *runFlags) error {
 	pol.Modes = &sessionModes{store: store, run: pol.Mode}
-	current := s.Mode()
+	current := planmode.Of(s).Mode
 	switch {
 	case f.plan || f.mode == string(policy.ModePlan):
 		if current != plan.ModePlan {
-			return s.SetMode(plan.ModePlan, s.Plan())
+			return planmode.Set(s, plan.ModePlan, planmode.Of(s).Plan)
 		}
 	case f.mode != "":
 		if current == plan.ModePlan {
-			return s.SetMode(plan.ModeDefault, s.Plan())
+			return planmode.Set(s, plan.ModeDefault, planmode.Of(s).Plan)
 		}
 	case pol.Mode == policy.ModePlan && current == "":
-		return s.SetMode(plan.ModePlan, "")
+		return planmode.Set(s, plan.ModePlan, "")
 	}
 	return nil
 }

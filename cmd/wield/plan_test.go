@@ -6,6 +6,7 @@ import (
 
 	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/session/planmode"
 )
 
 // TestStartPlanMode: the command line's mode is recorded in the session,
@@ -37,7 +38,7 @@ func TestStartPlanMode(t *testing.T) {
 			}
 			defer s.Close()
 			if tt.recorded != "" {
-				if err := s.SetMode(tt.recorded, ""); err != nil {
+				if err := planmode.Set(s, tt.recorded, ""); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -48,8 +49,8 @@ func TestStartPlanMode(t *testing.T) {
 			if err := startPlanMode(s, st, pol, &tt.flags); err != nil {
 				t.Fatal(err)
 			}
-			if s.Mode() != tt.wantRec {
-				t.Errorf("recorded mode = %q, want %q", s.Mode(), tt.wantRec)
+			if planmode.Of(s).Mode != tt.wantRec {
+				t.Errorf("recorded mode = %q, want %q", planmode.Of(s).Mode, tt.wantRec)
 			}
 			got, ok := pol.Modes.Mode("s")
 			if !ok {
@@ -97,7 +98,7 @@ func TestSessionModesChildren(t *testing.T) {
 			t.Errorf("%s has a mode before any was set", id)
 		}
 	}
-	if err := parent.SetMode("plan", ""); err != nil {
+	if err := planmode.Set(parent, "plan", ""); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"p", "c", "g"} {
@@ -105,7 +106,7 @@ func TestSessionModesChildren(t *testing.T) {
 			t.Errorf("Mode(%s) = %q, %v; want plan from the parent", id, got, ok)
 		}
 	}
-	if err := parent.SetMode("default", ".wield/plans/p/x.md"); err != nil {
+	if err := planmode.Set(parent, "default", ".wield/plans/p/x.md"); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := m.Mode("g"); ok {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wieldhq/wield/ledger"
+	"github.com/wieldhq/wield/mcp/registered"
 	"github.com/wieldhq/wield/session"
 )
 
@@ -260,9 +261,9 @@ func (g *globals) applyPlan(ctx context.Context, sess *session.Session, plan *le
 		out.Actions = append(out.Actions, actionJSON{Path: a.Path, Root: a.Root, Kind: a.Kind, Conflict: a.Conflict, Problem: a.Problem})
 	}
 	for _, a := range plan.MCP {
-		j := mcpActionJSON{Name: a.Name, Action: session.MCPServerAdd, Command: a.Server.Command, URL: a.Server.URL}
+		j := mcpActionJSON{Name: a.Name, Action: registered.Add, Command: a.Server.Command, URL: a.Server.URL}
 		if a.Remove {
-			j.Action = session.MCPServerRemove
+			j.Action = registered.Remove
 		}
 		out.MCP = append(out.MCP, j)
 	}
@@ -469,7 +470,7 @@ func (g *globals) printLedger(store *session.Store, st *session.State, asJSON bo
 			rounds[r.Round-1].Changes = append(rounds[r.Round-1].Changes, f)
 		}
 	}
-	for _, r := range st.MCPServerLog {
+	for _, r := range registered.Entries(st) {
 		if r.Group == "" || r.Round < 1 || r.Round > len(rounds) {
 			continue
 		}

@@ -29,6 +29,7 @@ import (
 	"github.com/wieldhq/wield/session"
 	"github.com/wieldhq/wield/session/pgstore"
 	"github.com/wieldhq/wield/session/pgstore/pgtest"
+	"github.com/wieldhq/wield/session/planmode"
 	"github.com/wieldhq/wield/session/sessiontest"
 	"github.com/wieldhq/wield/tool"
 )
@@ -91,7 +92,7 @@ func script(t *testing.T, st *session.Store) (ids []string) {
 	must(t, s.SetTodos([]session.Todo{{Title: "one", Status: "pending"}}))
 	must(t, s.AddReference("README.md", false))
 	must(t, s.Set(map[string]any{"context_mode": "inline", "n": 3}))
-	must(t, s.SetMode("plan", ".wield/plans/same/p.md"))
+	must(t, planmode.Set(s, "plan", ".wield/plans/same/p.md"))
 	must(t, s.Begin(ctx, "second"))
 	c := &tool.Call{ID: "pic", Tool: "screenshot"}
 	must(t, s.RecordCall(ctx, c, json.RawMessage(`{"w":1}`)))

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wieldhq/wield/session/planmode"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/askuser"
 )
@@ -38,7 +39,7 @@ func (cfg Config) enter(ctx context.Context, c *tool.Call, in EnterInput) (tool.
 	if err != nil {
 		return tool.Failure(err.Error()), nil
 	}
-	if s.Mode() == ModePlan {
+	if planmode.Of(s).Mode == ModePlan {
 		return tool.Text("The session is already in plan mode. Explore, write your plan, and call exit_plan_mode with it."), nil
 	}
 	reason := strings.TrimSpace(in.Reason)
@@ -63,10 +64,10 @@ func (cfg Config) enter(ctx context.Context, c *tool.Call, in EnterInput) (tool.
 			if t := strings.TrimSpace(ans.Text); t != "" {
 				msg += " They said: " + t
 			}
-			return tool.Result{Success: true, Output: msg, Data: map[string]any{"mode": s.Mode(), "entered": false}}, nil
+			return tool.Result{Success: true, Output: msg, Data: map[string]any{"mode": planmode.Of(s).Mode, "entered": false}}, nil
 		}
 	}
-	if err := s.SetMode(ModePlan, s.Plan()); err != nil {
+	if err := planmode.Set(s, ModePlan, planmode.Of(s).Plan); err != nil {
 		return tool.Result{}, err // the journal failed: the run must stop
 	}
 	return tool.Result{Success: true, Data: map[string]any{"mode": ModePlan, "entered": true},

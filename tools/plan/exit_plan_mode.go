@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wieldhq/wield/session/planmode"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/askuser"
 )
@@ -58,7 +59,7 @@ func (cfg Config) exit(ctx context.Context, c *tool.Call, in ExitInput) (tool.Re
 	if err != nil {
 		return tool.Failure(err.Error()), nil
 	}
-	if s.Mode() != ModePlan {
+	if planmode.Of(s).Mode != ModePlan {
 		return tool.Failure("the session is not in plan mode, so there is no plan to approve; go on with the task, or call enter_plan_mode first"), nil
 	}
 	text := strings.TrimSpace(in.Plan)
@@ -74,7 +75,7 @@ func (cfg Config) exit(ctx context.Context, c *tool.Call, in ExitInput) (tool.Re
 	}
 	data := ExitData{Path: file, Plan: text}
 	if cfg.Asker == nil {
-		if err := s.SetMode(ModePlan, file); err != nil {
+		if err := planmode.Set(s, ModePlan, file); err != nil {
 			return tool.Result{}, err
 		}
 		return tool.Result{Success: true, Data: data, Output: "Nobody can approve plans in this run, so the session stays in plan mode. " +
@@ -87,7 +88,7 @@ func (cfg Config) exit(ctx context.Context, c *tool.Call, in ExitInput) (tool.Re
 			{Label: optionRevise, Description: "stay in plan mode; or type what to change"},
 		}})
 	if err != nil {
-		if err := s.SetMode(ModePlan, file); err != nil {
+		if err := planmode.Set(s, ModePlan, file); err != nil {
 			return tool.Result{}, err
 		}
 		return tool.Failure("the user did not answer (" + err.Error() + "); the session stays in plan mode, and the plan is saved in " + file), nil
@@ -95,7 +96,7 @@ func (cfg Config) exit(ctx context.Context, c *tool.Call, in ExitInput) (tool.Re
 	data.Answered = true
 	feedback := strings.TrimSpace(ans.Text)
 	if len(ans.Chosen) > 0 && ans.Chosen[0] == optionApprove {
-		if err := s.SetMode(ModeDefault, file); err != nil {
+		if err := planmode.Set(s, ModeDefault, file); err != nil {
 			return tool.Result{}, err
 		}
 		data.Approved = true
@@ -105,7 +106,7 @@ func (cfg Config) exit(ctx context.Context, c *tool.Call, in ExitInput) (tool.Re
 		}
 		return tool.Result{Success: true, Output: msg, Data: data}, nil
 	}
-	if err := s.SetMode(ModePlan, file); err != nil {
+	if err := planmode.Set(s, ModePlan, file); err != nil {
 		return tool.Result{}, err
 	}
 	data.Feedback = feedback

@@ -5,7 +5,7 @@
 // reads each session's mode on every call: in plan mode only read-only
 // tools and commands run, and only the session's plan files under
 // .wield/plans/SESSION may be written. These tools change the mode
-// recorded in the session ([session.Session.SetMode]), so it holds for
+// recorded in the session ([planmode.Set]), so it holds for
 // every later call, across runs and resumes.
 //
 // enter_plan_mode asks the person first, unless [Config] says not to.
@@ -29,6 +29,7 @@ import (
 	"strings"
 
 	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/session/planmode"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/askuser"
 	"github.com/wieldhq/wield/workspace"
@@ -36,8 +37,8 @@ import (
 
 // The modes the tools record in a session.
 const (
-	ModePlan    = "plan"
-	ModeDefault = "default"
+	ModePlan    = planmode.Plan
+	ModeDefault = planmode.Default
 )
 
 // Config is what the plan tools are built with. Its zero value gives

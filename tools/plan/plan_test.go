@@ -12,6 +12,7 @@ import (
 
 	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/session"
+	"github.com/wieldhq/wield/session/planmode"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tool/tooltest"
 	"github.com/wieldhq/wield/tools/askuser"
@@ -106,8 +107,8 @@ func TestEnterPlanMode(t *testing.T) {
 			if res.Success != tt.ok || !strings.Contains(res.ForModel(), tt.want) {
 				t.Errorf("enter_plan_mode = %+v, want success %v and %q", res, tt.ok, tt.want)
 			}
-			if f.s.Mode() != tt.wantMode {
-				t.Errorf("mode = %q, want %q", f.s.Mode(), tt.wantMode)
+			if planmode.Of(f.s).Mode != tt.wantMode {
+				t.Errorf("mode = %q, want %q", planmode.Of(f.s).Mode, tt.wantMode)
 			}
 		})
 	}
@@ -153,7 +154,7 @@ func TestExitPlanMode(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
-			if err := f.s.SetMode(ModePlan, ""); err != nil {
+			if err := planmode.Set(f.s, ModePlan, ""); err != nil {
 				t.Fatal(err)
 			}
 			args, _ := json.Marshal(ExitInput{Plan: planText})
@@ -161,8 +162,8 @@ func TestExitPlanMode(t *testing.T) {
 			if res.Success != tt.ok || !strings.Contains(res.ForModel(), tt.want) {
 				t.Errorf("exit_plan_mode = %q (success %v), want success %v and %q", res.ForModel(), res.Success, tt.ok, tt.want)
 			}
-			if f.s.Mode() != tt.wantMode || f.s.Plan() != file {
-				t.Errorf("mode %q plan %q, want %q and %q", f.s.Mode(), f.s.Plan(), tt.wantMode, file)
+			if planmode.Of(f.s).Mode != tt.wantMode || planmode.Of(f.s).Plan != file {
+				t.Errorf("mode %q plan %q, want %q and %q", planmode.Of(f.s).Mode, planmode.Of(f.s).Plan, tt.wantMode, file)
 			}
 			if tt.ok && res.Data != tt.data {
 				t.Errorf("Data = %+v, want %+v", res.Data, tt.data)
@@ -175,7 +176,7 @@ func TestExitPlanMode(t *testing.T) {
 	}
 	t.Run("the person sees the plan", func(t *testing.T) {
 		f := newFixture(t)
-		f.s.SetMode(ModePlan, "")
+		planmode.Set(f.s, ModePlan, "")
 		p := &person{reply: "1"}
 		args, _ := json.Marshal(ExitInput{Plan: planText})
 		f.call(t, Config{Asker: p}, "exit_plan_mode", string(args))
@@ -192,7 +193,7 @@ func TestExitPlanMode(t *testing.T) {
 		{"not in plan mode", func(*testing.T, *fixture) {}, planText, "not in plan mode"},
 		{"empty plan", nil, " \n", "the plan is empty"},
 		{"symlinked plans dir", func(t *testing.T, f *fixture) {
-			f.s.SetMode(ModePlan, "")
+			planmode.Set(f.s, ModePlan, "")
 			os.MkdirAll(filepath.Join(f.dir, ".wield", "plans"), 0o755)
 			os.Mkdir(filepath.Join(f.dir, "src"), 0o755)
 			if err := os.Symlink("../../src", filepath.Join(f.dir, ".wield", "plans", "s1")); err != nil {
@@ -204,7 +205,7 @@ func TestExitPlanMode(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
 			if tt.setup == nil {
-				f.s.SetMode(ModePlan, "")
+				planmode.Set(f.s, ModePlan, "")
 			} else {
 				tt.setup(t, f)
 			}
@@ -238,18 +239,18 @@ func TestModeSurvivesResume(t *testing.T) {
 	defer s.Close()
 	p := &policy.Policy{Root: f.dir, Modes: policy.ModeFunc(func(id string) (policy.Mode, bool) {
 		s, ok := f.store.Writer(id)
-		if !ok || s.Mode() == "" {
+		if !ok || planmode.Of(s).Mode == "" {
 			return "", false
 		}
-		return policy.Mode(s.Mode()), true
+		return policy.Mode(planmode.Of(s).Mode), true
 	})}
 	write, err := tool.NewRaw(tool.Spec{Name: "write_file", Description: "w", InputSchema: json.RawMessage(`{"type":"object"}`)}, tool.HandlerFunc(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := p.Decide(t.Context(), &tool.Call{SessionID: "s1"}, write, json.RawMessage(`{"path":"main.go"}`))
-	if s.Mode() != ModePlan || d.Verdict != tool.Deny || !strings.Contains(d.Reason, "plan mode") {
-		t.Errorf("after resume: mode %q, Decide = %s (%s); want plan and deny", s.Mode(), d.Verdict, d.Reason)
+	if planmode.Of(s).Mode != ModePlan || d.Verdict != tool.Deny || !strings.Contains(d.Reason, "plan mode") {
+		t.Errorf("after resume: mode %q, Decide = %s (%s); want plan and deny", planmode.Of(s).Mode, d.Verdict, d.Reason)
 	}
 }
 

@@ -1,4 +1,4 @@
-package session_test
+package registered_test
 
 import (
 	"os"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wieldhq/wield/mcp/registered"
 	"github.com/wieldhq/wield/session"
 )
 
@@ -25,9 +26,9 @@ func TestMCPServerRecords(t *testing.T) {
 	if err := s.Begin(ctx, "add a server"); err != nil {
 		t.Fatal(err)
 	}
-	add := session.MCPServerRecord{Action: session.MCPServerAdd, Name: "helper", Transport: "stdio", Command: "helper-mcp",
+	add := registered.Entry{Action: registered.Add, Name: "helper", Transport: "stdio", Command: "helper-mcp",
 		Args: []string{"--fast"}, Env: []string{"API_KEY"}, CallID: "c1"}
-	if err := store.RecordMCPServer(ctx, "m1", add); err != nil {
+	if err := (registered.Store{Sessions: store}).RecordMCPServer(ctx, "m1", add); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Commit(ctx); err != nil {
@@ -35,7 +36,7 @@ func TestMCPServerRecords(t *testing.T) {
 	}
 	names := func(st *session.State) string {
 		var b strings.Builder
-		for _, m := range st.MCPServers() {
+		for _, m := range registered.Servers(st) {
 			b.WriteString(m.Added.Name)
 			if m.Confirmed {
 				b.WriteString("(confirmed)")
@@ -47,10 +48,10 @@ func TestMCPServerRecords(t *testing.T) {
 	if got := names(s.State()); got != "helper" {
 		t.Fatalf("after the add: %q", got)
 	}
-	if g, _ := s.State().MCPGroups(); !cmp.Equal(g, []string{"round:1"}) {
+	if g, _ := registered.Groups(s.State()); !cmp.Equal(g, []string{"round:1"}) {
 		t.Errorf("MCPGroups = %v, want [round:1]", g)
 	}
-	if _, err := s.AppendMCPServer(session.MCPServerRecord{Action: session.MCPServerConfirm, Name: "helper"}); err != nil {
+	if _, err := registered.Append(s, registered.Entry{Action: registered.Confirm, Name: "helper"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := names(s.State()); got != "helper(confirmed)" {
@@ -61,7 +62,7 @@ func TestMCPServerRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.AppendMCPServer(session.MCPServerRecord{Action: session.MCPServerRemove, Name: "helper", Group: r1.Group()}); err != nil {
+	if _, err := registered.Append(s, registered.Entry{Action: registered.Remove, Name: "helper", Group: r1.Group()}); err != nil {
 		t.Fatal(err)
 	}
 	if got := names(s.State()); got != "" {
@@ -88,13 +89,13 @@ func TestMCPServerRecords(t *testing.T) {
 	// Registered again with another command: it asks again.
 	changed := add
 	changed.Command = "other-mcp"
-	if _, err := s.AppendMCPServer(changed); err != nil {
+	if _, err := registered.Append(s, changed); err != nil {
 		t.Fatal(err)
 	}
 	if got := names(s.State()); got != "helper" {
 		t.Fatalf("after a new registration: %q", got)
 	}
-	if got := s.State().MCPServers()[0].Added; got.Command != "other-mcp" || !cmp.Equal(got.Env, []string{"API_KEY"}) {
+	if got := registered.Servers(s.State())[0].Added; got.Command != "other-mcp" || !cmp.Equal(got.Env, []string{"API_KEY"}) {
 		t.Errorf("in effect: %+v", got)
 	}
 }
@@ -106,16 +107,16 @@ func TestMCPServerRecordChecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for _, r := range []session.MCPServerRecord{
-		{Action: session.MCPServerAdd, Command: "x"},
-		{Action: session.MCPServerAdd, Name: "x"},
+	for _, r := range []registered.Entry{
+		{Action: registered.Add, Command: "x"},
+		{Action: registered.Add, Name: "x"},
 		{Action: "rename", Name: "x"},
 	} {
-		if _, err := s.AppendMCPServer(r); err == nil {
+		if _, err := registered.Append(s, r); err == nil {
 			t.Errorf("AppendMCPServer(%+v) = nil error", r)
 		}
 	}
-	if n := len(s.State().MCPServerLog); n != 0 {
+	if n := len(registered.Entries(s.State())); n != 0 {
 		t.Errorf("%d records kept", n)
 	}
 }
@@ -146,13 +147,13 @@ func FuzzMCPServerRecords(f *testing.F) {
 			return
 		}
 		seen := map[string]bool{}
-		for _, m := range st.MCPServers() {
-			if m.Added.Action != session.MCPServerAdd || m.Added.Name == "" || seen[m.Added.Name] {
+		for _, m := range registered.Servers(st) {
+			if m.Added.Action != registered.Add || m.Added.Name == "" || seen[m.Added.Name] {
 				t.Fatalf("in effect: %+v", m)
 			}
 			seen[m.Added.Name] = true
 		}
-		groups, pos := st.MCPGroups()
+		groups, pos := registered.Groups(st)
 		if len(groups) != len(pos) {
 			t.Fatalf("%d groups, %d positions", len(groups), len(pos))
 		}
