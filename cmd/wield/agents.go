@@ -38,7 +38,7 @@ func (g *globals) loadAgents(ws string) *subagent.Set {
 
 // modelResolver returns what resolves a definition's model as --model
 // would, from the same configuration.
-func (g *globals) modelResolver(cfg runConfig, flagURL string, cat *catalog.Catalog) func(string) (llm.Provider, string, error) {
+func (g *globals) modelResolver(cfg wield.Config, flagURL string, cat *catalog.Catalog) func(string) (llm.Provider, string, error) {
 	return func(model string) (llm.Provider, string, error) {
 		c := cfg
 		c.Model = model

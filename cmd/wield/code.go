@@ -127,21 +127,21 @@ func (g *globals) codeDepsFor(provider llm.Provider, model string, modelFor func
 
 // codeSettings reads the settings of the code tools from the config
 // files, with the flags and the environment over them.
-func (g *globals) codeSettings() (runConfig, error) {
+func (g *globals) codeSettings() (wield.Config, error) {
 	ws, err := g.workspace()
 	if err != nil {
-		return runConfig{}, err
+		return wield.Config{}, err
 	}
-	flags := runConfig{AskModel: g.code.askModel, Sandbox: sandboxSetting{On: g.code.sandbox, Network: g.code.hosts}, SandboxNetwork: g.code.network}
-	cfg, err := loadRunConfig(flags, ws, os.Getenv, g.trusted(ws))
+	flags := wield.Config{AskModel: g.code.askModel, Sandbox: wield.SandboxSetting{On: g.code.sandbox, Network: g.code.hosts}, SandboxNetwork: g.code.network}
+	cfg, err := wield.LoadConfig(flags, ws, os.Getenv, g.trusted(ws))
 	if err != nil {
-		return runConfig{}, &exitError{exitUsage, err}
+		return wield.Config{}, &exitError{exitUsage, err}
 	}
 	if g.code.sb == nil && g.code.sbErr == nil {
 		home, _ := os.UserHomeDir()
-		hide, show, err := cfg.Sandbox.paths(home)
+		hide, show, err := cfg.Sandbox.Paths(home)
 		if err != nil {
-			return runConfig{}, &exitError{exitUsage, err}
+			return wield.Config{}, &exitError{exitUsage, err}
 		}
 		g.code.allow, g.code.hide, g.code.show = cfg.Sandbox.Network, hide, show
 	}
@@ -193,7 +193,7 @@ func (g *globals) codeConfig(cfg *wield.ToolsConfig, deps toolDeps) {
 // configModels returns a factory that resolves models as --model does,
 // from the config files' settings, for commands that run no model of
 // their own.
-func (g *globals) configModels(cfg runConfig) askmodel.Factory {
+func (g *globals) configModels(cfg wield.Config) askmodel.Factory {
 	return func(model string) (llm.Provider, string, error) {
 		cat, err := catalogFor(cfg)
 		if err != nil {

@@ -117,7 +117,7 @@ func (g *globals) compactModel(cfg *compact.Config, ws, model, replayFile string
 		cfg.Provider, cfg.Model, cfg.Window = p, "replay", window
 		return nil, nil
 	}
-	rc, err := loadRunConfig(runConfig{Model: model}, ws, os.Getenv, g.trusted(ws))
+	rc, err := wield.LoadConfig(wield.Config{Model: model}, ws, os.Getenv, g.trusted(ws))
 	if err != nil {
 		return nil, &exitError{exitUsage, err}
 	}

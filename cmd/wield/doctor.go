@@ -82,7 +82,10 @@ func (g *globals) doctorTrustOf(ws string) (*doctorTrust, []string) {
 	}
 	t.Enables = append(t.Enables, lines(st.manifest.Sorted())...)
 	t.Added, t.Removed = lines(st.verdict.Added), lines(st.verdict.Removed)
-	problems := slices.Clone(st.problems)
+	var problems []string
+	for _, err := range st.problems {
+		problems = append(problems, err.Error())
+	}
 	if st.err != nil {
 		problems = append(problems, st.err.Error())
 	}
@@ -203,7 +206,7 @@ func (g *globals) doctor(cmd *cobra.Command) doctorReport {
 	rep.Config = []string{}
 	if ws != "" {
 		rep.Config = configFiles(ws)
-		rep.Problems = append(rep.Problems, configReports(ws)...)
+		rep.Problems = append(rep.Problems, wield.UnknownKeys(ws)...)
 		rep.State = doctorStateOf(ws)
 		var problems []string
 		rep.Trust, problems = g.doctorTrustOf(ws)
@@ -232,7 +235,7 @@ func (g *globals) doctor(cmd *cobra.Command) doctorReport {
 // doctorModelFor reports the model run and chat would use, without
 // reaching it.
 func doctorModelFor(ws string, trusted bool) doctorModel {
-	cfg, err := loadRunConfig(runConfig{}, ws, os.Getenv, trusted)
+	cfg, err := wield.LoadConfig(wield.Config{}, ws, os.Getenv, trusted)
 	if err != nil {
 		return doctorModel{Error: err.Error()}
 	}
@@ -296,7 +299,7 @@ func (g *globals) checkModel(ctx context.Context, rep *doctorReport) {
 		return
 	}
 	ws := rep.Workspace
-	cfg, err := loadRunConfig(runConfig{}, ws, os.Getenv, g.trustFor(ws).trusted)
+	cfg, err := wield.LoadConfig(wield.Config{}, ws, os.Getenv, g.trustFor(ws).trusted)
 	if err == nil {
 		var cat *catalog.Catalog
 		if cat, err = catalogFor(cfg); err == nil {

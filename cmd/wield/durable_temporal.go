@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/agent"
 	temporal "github.com/wieldhq/wield/durable/temporal"
 	"github.com/wieldhq/wield/session"
@@ -75,7 +76,7 @@ func (g *globals) runDurable(ctx context.Context, f *runFlags, d *durableFlags, 
 	if err != nil {
 		return err
 	}
-	cfg, err := loadRunConfig(f.cfg, ws, os.Getenv, g.trusted(ws))
+	cfg, err := wield.LoadConfig(f.cfg, ws, os.Getenv, g.trusted(ws))
 	if err != nil {
 		return &exitError{exitUsage, err}
 	}

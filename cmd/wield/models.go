@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/llm/catalog"
 )
 
@@ -47,7 +48,7 @@ Examples:
 			if err != nil {
 				return err
 			}
-			cfg, err := loadRunConfig(runConfig{}, ws, os.Getenv, g.trusted(ws))
+			cfg, err := wield.LoadConfig(wield.Config{}, ws, os.Getenv, g.trusted(ws))
 			if err != nil {
 				return &exitError{exitUsage, err}
 			}

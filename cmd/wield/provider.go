@@ -11,7 +11,7 @@ import (
 type modelChoice = wield.ModelChoice
 
 // catalogFor returns the built-in catalogue with the config's additions.
-func catalogFor(cfg runConfig) (*catalog.Catalog, error) {
+func catalogFor(cfg wield.Config) (*catalog.Catalog, error) {
 	cat := catalog.Default()
 	if cfg.Catalog == nil {
 		return cat, nil
@@ -25,7 +25,7 @@ func catalogFor(cfg runConfig) (*catalog.Catalog, error) {
 
 // chooseModel resolves cfg.Model as [wield.ChooseModel] does, with the
 // OpenAI settings of cfg and --base-url (flagURL).
-func chooseModel(cfg runConfig, flagURL string, cat *catalog.Catalog, getenv func(string) string) (modelChoice, error) {
+func chooseModel(cfg wield.Config, flagURL string, cat *catalog.Catalog, getenv func(string) string) (modelChoice, error) {
 	return wield.ChooseModel(wield.ModelSettings{Model: cfg.Model, BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Endpoint: flagURL, Catalog: cat, Getenv: getenv})
 }
 

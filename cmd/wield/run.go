@@ -27,7 +27,7 @@ import (
 
 // runFlags are the flags `wield run` and `wield chat` share.
 type runFlags struct {
-	cfg       runConfig
+	cfg       wield.Config
 	tools     string
 	replay    string
 	record    string
@@ -106,10 +106,10 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	if err := g.resolveTrust(ws, !f.json && !f.worker && (f.screen != nil || isTerminal(g.stderr))); err != nil {
 		return nil, err
 	}
-	for _, r := range configReports(ws) {
+	for _, r := range wield.UnknownKeys(ws) {
 		g.warn("%s", r)
 	}
-	cfg, err := loadRunConfig(f.cfg, ws, os.Getenv, g.trusted(ws))
+	cfg, err := wield.LoadConfig(f.cfg, ws, os.Getenv, g.trusted(ws))
 	if err != nil {
 		return nil, &exitError{exitUsage, err}
 	}

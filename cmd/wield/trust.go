@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/trust"
 	"github.com/wieldhq/wield/workspace"
 )
@@ -102,7 +104,7 @@ func (g *globals) trustFolder(st *trust.Store, dir string, tree, asJSON bool) er
 			return err
 		}
 	}
-	m, problems := projectManifest(ws)
+	m, problems := wield.Manifest(context.Background(), ws)
 	if tree {
 		real, err := trust.RealPath(ws)
 		if err != nil {
