@@ -124,3 +124,43 @@ func TestRegistry_ExportOutputSchema(t *testing.T) {
 		t.Errorf("exported = %s, want an outputSchema for with only", raw)
 	}
 }
+
+// withRaw has a field of any JSON, as ask_model's answer and a subagent's
+// report data do.
+type withRaw struct {
+	Name string          `json:"name"`
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+// TestRawMessageIsAnyJSON: a json.RawMessage field's schema, in inputs
+// and outputs, accepts every JSON value it can hold, where jsonschema-go
+// alone says "array of integers" (its bytes): a model then sends bytes,
+// and a client that checks results against the output schema refuses
+// them.
+func TestRawMessageIsAnyJSON(t *testing.T) {
+	in, err := InferSchema[withRaw]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"output", SchemaOf[withRaw]()}, {"input", in}} {
+		s, err := schema.Compile(sc.raw, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, data := range []string{`{"sentiment":"positive"}`, `[1,"two"]`, `42`, `"text"`, `true`, `null`} {
+			b, err := json.Marshal(withRaw{Name: "n", Data: json.RawMessage(data)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Validate(b); err != nil {
+				t.Errorf("%s schema %s refuses %s: %v", sc.name, sc.raw, b, err)
+			}
+		}
+		if err := s.Validate([]byte(`{"data":{}}`)); err == nil {
+			t.Errorf("%s schema accepts an object without its required name", sc.name)
+		}
+	}
+}

@@ -102,7 +102,7 @@ type preparer interface {
 // InferSchema returns the JSON Schema that [New] infers for In.
 func InferSchema[In any]() (json.RawMessage, error) {
 	t := reflect.TypeFor[In]()
-	s, err := jsonschema.ForType(t, nil)
+	s, err := jsonschema.ForType(t, inferOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func SchemaOf[T any]() json.RawMessage {
 	if raw, ok := schemasOf.Load(t); ok {
 		return slices.Clone(raw.(json.RawMessage))
 	}
-	s, err := jsonschema.ForType(t, nil)
+	s, err := jsonschema.ForType(t, inferOptions())
 	if err == nil && s.Type != "object" {
 		err = fmt.Errorf("type %s is not a struct", t)
 	}
@@ -174,6 +174,16 @@ func SchemaOf[T any]() json.RawMessage {
 	schemasOf.Store(t, json.RawMessage(raw))
 	typedOutputSchemas.Store(string(raw), nil)
 	return slices.Clone(raw)
+}
+
+// inferOptions are the options tool schemas are inferred with: a
+// [json.RawMessage] is any JSON value, as it encodes, where jsonschema-go
+// would see a slice of bytes and say "array of integers", which a model
+// then follows and a client that checks results refuses.
+func inferOptions() *jsonschema.ForOptions {
+	return &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[json.RawMessage](): {},
+	}}
 }
 
 // allowNil makes s, the schema of t, and the schemas inside it accept
