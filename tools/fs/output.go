@@ -15,7 +15,6 @@ type limits struct {
 	ReadLines     int
 	ReadNext      int
 	MaxLineChars  int
-	MaxReadMiB    int
 	MaxImageMiB   int
 	MaxImageSide  int
 	GlobLimit     int
@@ -36,7 +35,6 @@ func limitsOf(cfg Config) limits {
 		ReadLines:     readDefaultLimit,
 		ReadNext:      readDefaultLimit + 1,
 		MaxLineChars:  maxLineChars,
-		MaxReadMiB:    maxReadBytes >> 20,
 		MaxImageMiB:   maxImageBytes >> 20,
 		MaxImageSide:  maxImageSide,
 		GlobLimit:     cfg.GlobLimit,

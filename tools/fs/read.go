@@ -1,12 +1,15 @@
 package fs
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"io"
 	iofs "io/fs"
+	"iter"
 	"net/http"
 	"strconv"
 	"strings"
@@ -23,7 +26,7 @@ import (
 const (
 	readDefaultLimit = 2000              // lines read when no limit is given
 	maxLineChars     = 2000              // characters of one line shown; the rest is cut
-	maxReadBytes     = 20 << 20          // larger files are refused
+	maxReadBytes     = 20 << 20          // larger files are streamed, not read whole
 	maxImageBytes    = 5 << 20           // larger images are refused (providers take 5 MB at most)
 	maxImageSide     = imageinfo.MaxSide // wider or taller images are refused, as providers refuse them
 	sniffBytes       = 8 << 10           // a NUL byte in this much of a file makes it binary
@@ -92,6 +95,9 @@ func (r reader) read(ctx context.Context, c *tool.Call, w *fstree.Tree, in ReadI
 	if err != nil {
 		return pathFailure(in.Path, err), nil
 	}
+	if fi, err := w.Stat(rel); err == nil && fi.Mode().IsRegular() && fi.Size() > maxReadBytes {
+		return r.readLarge(ctx, w, in, rel), nil
+	}
 	data, res, ok := readWhole(w, in.Path, rel, maxReadBytes, "read_file")
 	if !ok {
 		return res, nil
@@ -109,7 +115,133 @@ func (r reader) read(ctx context.Context, c *tool.Call, w *fstree.Tree, in ReadI
 	if s, ok := r.cfg.referenceSession(c); ok {
 		return addReferences(s, []string{rel}, []int{countLines(text)}), nil
 	}
-	return r.readText(in, text, decoded, data.changed), nil
+	return r.readText(in, numberedLines(text), countLines(text), decoded, data.changed), nil
+}
+
+// numberedLines yields the lines of text, numbered from 1, without their
+// newlines.
+func numberedLines(text []byte) iter.Seq2[int, []byte] {
+	return func(yield func(int, []byte) bool) {
+		rest := text
+		for n := 1; len(rest) > 0; n++ {
+			line := rest
+			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+				line, rest = rest[:i], rest[i+1:]
+			} else {
+				rest = nil
+			}
+			if !yield(n, line) {
+				return
+			}
+		}
+	}
+}
+
+// readLarge reads a range of lines of rel, a file too large to read
+// whole: it streams the file once to count its lines and once more up to
+// the range's end, holding only the range, so a range of any file reads.
+// Images and UTF-16 text that large are refused, and binary files
+// described, from their first bytes.
+func (r reader) readLarge(ctx context.Context, w *fstree.Tree, in ReadInput, rel string) tool.Result {
+	f, err := w.Open(rel)
+	if err != nil {
+		return pathFailure(in.Path, err)
+	}
+	defer f.Close()
+	before, err := f.Stat()
+	if err != nil {
+		return pathFailure(in.Path, err)
+	}
+	head := make([]byte, sniffBytes)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return tool.Failure(fstree.DescribeError(in.Path, err))
+	}
+	head = head[:n]
+	switch {
+	case imageinfo.Format(head) != "":
+		return tool.Failure(fmt.Sprintf("%s is an image (%s) of %s, more than the %s of a picture read_file shows", in.Path, imageinfo.Format(head), formatSize(before.Size()), formatSize(maxImageBytes)))
+	case bytes.HasPrefix(head, []byte{0xff, 0xfe}), bytes.HasPrefix(head, []byte{0xfe, 0xff}):
+		return tool.Failure(fmt.Sprintf("%s is UTF-16 text of %s; read_file decodes UTF-16 in files up to %s. Search it with search_file_content, or convert it to UTF-8 first", in.Path, formatSize(before.Size()), formatSize(maxReadBytes)))
+	case bytes.IndexByte(head, 0) >= 0:
+		return describeBinary(in.Path, head, before.Size())
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return tool.Failure(fstree.DescribeError(in.Path, err))
+	}
+	total, err := countReaderLines(ctx, f)
+	if err != nil {
+		return tool.Failure(fstree.DescribeError(in.Path, err))
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return tool.Failure(fstree.DescribeError(in.Path, err))
+	}
+	var readErr error
+	lines := func(yield func(int, []byte) bool) {
+		br := bufio.NewReaderSize(f, 64<<10)
+		if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
+			_, _ = br.Discard(3)
+		}
+		var long []byte // a line longer than the buffer, gathered
+		for n := 1; ; {
+			chunk, err := br.ReadSlice('\n')
+			if errors.Is(err, bufio.ErrBufferFull) {
+				long = append(long, chunk...)
+				continue
+			}
+			line := chunk
+			if long != nil {
+				line, long = append(long, chunk...), nil
+			}
+			if len(line) > 0 && !yield(n, bytes.TrimSuffix(line, []byte{'\n'})) {
+				return
+			}
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					readErr = err
+				}
+				return
+			}
+			n++
+		}
+	}
+	res := r.readText(in, lines, total, "", false)
+	if readErr != nil {
+		return tool.Failure(fstree.DescribeError(in.Path, readErr))
+	}
+	if after, err := f.Stat(); err == nil && res.Success && (after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime())) {
+		if d, ok := res.Data.(ReadData); ok {
+			d.Changed, res.Data = true, d
+		}
+		res.Output += fmt.Sprintf("\n[%s changed while it was read; read it again if the lines look inconsistent]", in.Path)
+	}
+	return res
+}
+
+// countReaderLines counts the lines from r to its end, as countLines
+// does, in chunks, stopping when ctx ends.
+func countReaderLines(ctx context.Context, r io.Reader) (int, error) {
+	buf := make([]byte, 1<<20)
+	n, last := 0, byte('\n')
+	for {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		k, err := r.Read(buf)
+		if k > 0 {
+			n += bytes.Count(buf[:k], []byte{'\n'})
+			last = buf[k-1]
+		}
+		if errors.Is(err, io.EOF) {
+			if last != '\n' {
+				n++
+			}
+			return n, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
 }
 
 // wholeFile is a file read in one go.
@@ -313,8 +445,9 @@ func cutLine(line []byte, max int) (string, bool) {
 	return fmt.Sprintf("%s … [line cut: %d characters]", s[:i], n), invalid
 }
 
-func (r reader) readText(in ReadInput, text []byte, decoded string, changed bool) tool.Result {
-	total := countLines(text)
+// readText shows the lines of in's range: lines yields the file's
+// lines, numbered from 1, of which there are total.
+func (r reader) readText(in ReadInput, lines iter.Seq2[int, []byte], total int, decoded string, changed bool) tool.Result {
 	if total == 0 {
 		return tool.Result{Success: true, Output: fmt.Sprintf("[%s is empty]", in.Path), Data: ReadData{Path: in.Path}}
 	}
@@ -330,13 +463,9 @@ func (r reader) readText(in ReadInput, text []byte, decoded string, changed bool
 	out := newOutput(r.cfg.OutputBudget)
 	invalid := false
 	end := offset - 1
-	rest := text
-	for n := 1; n <= last && len(rest) > 0; n++ {
-		line := rest
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			line, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = nil
+	for n, line := range lines {
+		if n > last {
+			break
 		}
 		if n < offset {
 			continue

@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -93,18 +94,80 @@ func TestRead(t *testing.T) {
 	}
 }
 
-func TestReadBigFileRefused(t *testing.T) {
-	dir := t.TempDir()
-	f, err := os.Create(filepath.Join(dir, "huge.log"))
+// TestReadLargeFileRanges reads ranges of a text file larger than
+// read_file reads whole, checked against sed printing the same lines,
+// and checks what larger images, UTF-16 and binary files get.
+func TestReadLargeFileRanges(t *testing.T) {
+	sed, err := exec.LookPath("sed")
 	if err != nil {
+		t.Fatalf("sed is the oracle of this test: %v", err)
+	}
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	buf.WriteString("\xef\xbb\xbf") // a UTF-8 byte-order mark, which is not shown
+	n := 0
+	for buf.Len() <= maxReadBytes {
+		n++
+		fmt.Fprintf(&buf, "line %07d of a large log\n", n)
+	}
+	n++
+	fmt.Fprintf(&buf, "the last line, %d, has no newline", n)
+	writeFile := func(name string, data []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile("big.log", buf.Bytes())
+	read := NewRead(Config{})
+	call := testCall(t, dir)
+	for _, tt := range []struct {
+		name          string
+		offset, limit int
+		first, last   int // the lines shown
+	}{
+		{"the start", 0, 100, 1, 100},
+		{"a range in the middle", 500000, 40, 500000, 500039},
+		{"the end", n - 2, 10, n - 2, n},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := run(t, read, call, ReadInput{Path: "big.log", Offset: tt.offset, Limit: tt.limit})
+			if !res.Success {
+				t.Fatalf("read failed: %s", res.Output)
+			}
+			d := res.Data.(ReadData)
+			if d.StartLine != tt.first || d.EndLine != tt.last || d.TotalLines != n {
+				t.Errorf("data %+v, want lines %d-%d of %d", d, tt.first, tt.last, n)
+			}
+			out, err := exec.Command(sed, "-n", fmt.Sprintf("%d,%dp", tt.first, tt.last), filepath.Join(dir, "big.log")).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strings.Split(strings.TrimSuffix(strings.TrimPrefix(string(out), "\xef\xbb\xbf"), "\n"), "\n")
+			var got []string
+			for _, l := range strings.Split(res.Output, "\n") {
+				if _, text, ok := strings.Cut(l, "\t"); ok {
+					got = append(got, text)
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("lines (-sed +read_file):\n%s", diff)
+			}
+		})
+	}
+	res := run(t, read, call, ReadInput{Path: "big.log", Offset: n + 1})
+	checkResult(t, res, false, fmt.Sprintf("offset %d is past the end of big.log, which has %d lines", n+1, n))
+
+	var pic bytes.Buffer
+	if err := png.Encode(&pic, image.NewRGBA(image.Rect(0, 0, 3, 2))); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Truncate(maxReadBytes + 1); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	res := run(t, NewRead(Config{}), testCall(t, dir), ReadInput{Path: "huge.log"})
-	checkResult(t, res, false, "huge.log is 20.0 MiB", "more than the 20.0 MiB read_file reads", "search_file_content")
+	large := func(head []byte) []byte { return append(head, make([]byte, maxReadBytes)...) }
+	writeFile("huge.png", large(pic.Bytes()))
+	writeFile("utf16.txt", large([]byte{0xff, 0xfe, 'h', 0}))
+	writeFile("blob.bin", large([]byte("BLOB")))
+	checkResult(t, run(t, read, call, ReadInput{Path: "huge.png"}), false, "huge.png is an image (image/png) of 20.0 MiB, more than the 5.0 MiB")
+	checkResult(t, run(t, read, call, ReadInput{Path: "utf16.txt"}), false, "utf16.txt is UTF-16 text of 20.0 MiB", "search_file_content")
+	checkResult(t, run(t, read, call, ReadInput{Path: "blob.bin"}), true, "blob.bin is a binary file", "20.0 MiB")
 }
 
 func TestReadOutputBudget(t *testing.T) {
