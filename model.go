@@ -1,6 +1,7 @@
 package wield
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -44,6 +45,14 @@ type ModelSettings struct {
 	Getenv func(string) string
 }
 
+// Compatible is the provider name of a model on an OpenAI-compatible
+// server the catalogue does not know: "openai-compatible:NAME" is the
+// model NAME at the base URL the settings give, spoken to with chat
+// completions. [ChooseModel] gives this name to a bare name it does not
+// know when a base URL is set, and takes it back, so that the name a
+// session records chooses the same model again.
+const Compatible = "openai-compatible"
+
 // ChooseModel resolves s.Model ("provider:model" or a bare name) and
 // decides where to send it and with which key. The rules, so that nothing
 // falls back silently to another provider or endpoint:
@@ -51,7 +60,9 @@ type ModelSettings struct {
 //   - s.Endpoint (--base-url) applies to whatever provider was chosen;
 //   - the OpenAI settings (s.BaseURL, s.APIKey) apply to the provider
 //     "openai" only, and to a name the catalogue does not know when a
-//     base URL is given: an OpenAI-compatible server;
+//     base URL is given (s.Endpoint or s.BaseURL): an OpenAI-compatible
+//     server, whose choice is named "openai-compatible:NAME"
+//     ([Compatible]), a name ChooseModel takes too;
 //   - the provider "openai" speaks the Responses API to OpenAI itself and
 //     chat completions to any other base URL, unless a "catalog" entry
 //     for it in config says which;
@@ -66,11 +77,26 @@ func ChooseModel(s ModelSettings) (ModelChoice, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	base := cmp.Or(flagURL, s.BaseURL)
+	compatible := func(name string) ModelChoice {
+		p := catalog.Provider{Name: Compatible, API: catalog.APIOpenAIChat, BaseURL: base}
+		return ModelChoice{Choice: catalog.Choice{Provider: p, Model: name}, BaseURL: base, APIKey: s.APIKey}
+	}
+	if name, ok := strings.CutPrefix(s.Model, Compatible+":"); ok {
+		if _, known := cat.Provider(Compatible); !known {
+			switch {
+			case name == "":
+				return ModelChoice{}, fmt.Errorf("model %q names no model after %q", s.Model, Compatible+":")
+			case base == "":
+				return ModelChoice{}, fmt.Errorf("model %s is on an OpenAI-compatible server, and no URL says where: set OPENAI_BASE_URL (or base_url in config)", s.Model)
+			}
+			return compatible(name), nil
+		}
+	}
 	ch, err := cat.Resolve(s.Model)
 	if err != nil {
-		if s.BaseURL != "" && (errors.Is(err, catalog.ErrUnknownModel) || errors.Is(err, catalog.ErrUnknownProvider)) {
-			p := catalog.Provider{Name: "openai-compatible", API: catalog.APIOpenAIChat, BaseURL: s.BaseURL}
-			return ModelChoice{Choice: catalog.Choice{Provider: p, Model: s.Model}, BaseURL: s.BaseURL, APIKey: s.APIKey}, nil
+		if base != "" && (errors.Is(err, catalog.ErrUnknownModel) || errors.Is(err, catalog.ErrUnknownProvider)) {
+			return compatible(s.Model), nil
 		}
 		return ModelChoice{}, err
 	}

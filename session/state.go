@@ -213,7 +213,13 @@ type Header struct {
 	Background string   `json:"background,omitempty"`
 	Roles      []string `json:"roles,omitempty"`
 	Agent      string   `json:"agent,omitempty"`
-	Model      string   `json:"model,omitempty"`
+	// Model is the model the session was started with, as the host
+	// chooses it again ("provider:model"); Endpoint is where its requests
+	// went, when not the provider's own endpoint. A host does not send
+	// requests to Endpoint because a journal says so: it is for people,
+	// and for telling them when a resumed run goes elsewhere.
+	Model    string `json:"model,omitempty"`
+	Endpoint string `json:"endpoint,omitempty"`
 	// ContextMode is how file tools share content: ContextInline (the
 	// default) or ContextReferences.
 	ContextMode string `json:"context_mode,omitempty"`

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -120,17 +121,22 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	if err := resolveSession(store, f); err != nil {
 		return nil, err
 	}
-	if f.sessionID != "" && !f.newSess && f.cfg.Model == "" && f.replay == "" {
+	var recorded session.Header // the header of the session a run goes on with
+	if f.sessionID != "" && !f.newSess && f.replay == "" {
+		if h, err := store.Load(f.sessionID); err == nil {
+			recorded = h.Header
+		}
 		// A session goes on with the model it was recorded with, unless
 		// --model names another.
-		if h, err := store.Load(f.sessionID); err == nil && h.Header.Model != "" && h.Header.Model != "replay" {
-			cfg.Model = h.Header.Model
+		if f.cfg.Model == "" && recorded.Model != "" && recorded.Model != "replay" {
+			cfg.Model = recorded.Model
 		}
 	}
 	var provider llm.Provider
 	var modelFor func(string) (llm.Provider, string, error) // a subagent's own model
 	modelName, priced := "replay", false
 	var chosen *modelChoice // the catalogue's model, for its window
+	endpoint := ""          // where requests go, as the session records it
 	if f.replay != "" {
 		if provider, err = replay.Load(f.replay); err != nil {
 			return nil, &exitError{exitUsage, err}
@@ -146,7 +152,17 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 		}
 		mc, err := chooseModel(cfg, f.cfg.BaseURL, cat, os.Getenv)
 		if err != nil {
+			if recorded.Endpoint != "" && cfg.Model == recorded.Model {
+				err = fmt.Errorf("%w\nsession %s was recorded against %s: pass --base-url %s to go on there", err, recorded.ID, recorded.Endpoint, recorded.Endpoint)
+			}
 			return nil, &exitError{exitUsage, err}
+		}
+		endpoint = recordedEndpoint(mc.BaseURL)
+		if recorded.Endpoint != "" && recorded.Endpoint != endpoint && cfg.Model == recorded.Model {
+			// The endpoint is never taken from a journal, which a
+			// repository may bring: the person says where to go on.
+			g.warn("session %s was recorded against %s; this run sends %s to %s (pass --base-url %s to go on there)",
+				recorded.ID, recorded.Endpoint, mc, cmp.Or(endpoint, "the provider's own endpoint"), recorded.Endpoint)
 		}
 		g.hideModelKeys(ws, cat, cfg.APIKey, mc.APIKey) // the key in use and the config's providers' keys: see secrets.go
 		metered, err := newProvider(mc, g)
@@ -255,7 +271,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	// themselves (see worker.go): it opens none here.
 	var sess *session.Session
 	if !f.worker {
-		if sess, err = g.openSession(ctx, store, f, modelName, task); err != nil {
+		if sess, err = g.openSession(ctx, store, f, session.Header{Model: modelName, Endpoint: endpoint}, task); err != nil {
 			closeRecord()
 			a.Close()
 			return nil, err
@@ -285,8 +301,9 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 }
 
 // openSession returns the session a run works in: the one named with
-// --session, or a new one. It is journaled in the workspace's store.
-func (g *globals) openSession(_ context.Context, st *session.Store, f *runFlags, model, task string) (*session.Session, error) {
+// --session, or a new one, which records the model and endpoint of h. It
+// is journaled in the workspace's store.
+func (g *globals) openSession(_ context.Context, st *session.Store, f *runFlags, h session.Header, task string) (*session.Session, error) {
 	if f.sessionID != "" && !f.newSess {
 		s, err := st.Open(f.sessionID)
 		if errors.Is(err, session.ErrNotFound) {
@@ -302,7 +319,7 @@ func (g *globals) openSession(_ context.Context, st *session.Store, f *runFlags,
 	default:
 		return nil, &exitError{exitUsage, fmt.Errorf("--context %q: use inline or references", f.context)}
 	}
-	s, err := st.Create(session.Header{ID: f.sessionID, Agent: "wield", Model: model, Purpose: oneLine(task, 120), ContextMode: f.context})
+	s, err := st.Create(session.Header{ID: f.sessionID, Agent: "wield", Model: h.Model, Endpoint: h.Endpoint, Purpose: oneLine(task, 120), ContextMode: f.context})
 	if err != nil {
 		return nil, &exitError{exitUsage, err}
 	}
@@ -475,4 +492,16 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// recordedEndpoint returns base URL u as a session header records it:
+// without user information, query or fragment, which may hold a key; ""
+// for the provider's own endpoint or a URL that does not parse.
+func recordedEndpoint(u string) string {
+	p, err := url.Parse(u)
+	if u == "" || err != nil {
+		return ""
+	}
+	p.User, p.RawQuery, p.Fragment, p.ForceQuery = nil, "", "", false
+	return p.String()
 }
