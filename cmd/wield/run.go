@@ -170,7 +170,7 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 			return nil, &exitError{exitUsage, err}
 		}
 		provider, cfg.Model, modelName, priced = metered, mc.Model, mc.String(), metered.Known()
-		g.tracing.provider = genAIProvider(mc.Provider.Name) // see tracing.go
+		g.tracing.provider = mc.Provider.Name // see tracing.go
 		chosen = &mc
 		modelFor = g.modelResolver(cfg, f.cfg.BaseURL, cat)
 	}
