@@ -26,7 +26,6 @@ import (
 	"github.com/wieldhq/wield/tools/env"
 	"github.com/wieldhq/wield/tools/shell"
 	skilltools "github.com/wieldhq/wield/tools/skills"
-	"github.com/wieldhq/wield/workspace"
 )
 
 // Options are what [New] assembles an agent from. Provider or Model is
@@ -63,8 +62,9 @@ type Options struct {
 	// catalogue's window), and the skill listing gets the smallest budget.
 	Window, MaxOutput int
 
-	// Store keeps the sessions. Nil means the workspace's store
-	// (.wield/sessions, or $WIELD_HOME).
+	// Store keeps the sessions. Nil means the store [OpenStore] chooses
+	// ($WIELD_SESSIONS, else .wield/sessions or $WIELD_HOME), which
+	// Close closes.
 	Store *session.Store
 	// Policy decides which calls run, ask or are denied. Nil means the
 	// policy of the settings files: the user's, and the workspace's
@@ -191,7 +191,9 @@ func New(ctx context.Context, opts Options) (_ *Agent, err error) {
 	}
 	a.Store = opts.Store
 	if a.Store == nil {
-		a.Store = DefaultStore(ws, getenv, a.log)
+		var closeStore func() error
+		a.Store, closeStore = OpenStore(ws, getenv, a.log)
+		a.closers = append(a.closers, closeStore)
 	}
 	a.Store.Live = secrets
 	a.vars = cmp.Or(opts.ToolsConfig.Env.Vars, &env.Vars{})
@@ -417,11 +419,4 @@ func redactEvents(f func(agent.Event), secrets *session.SecretSet) func(agent.Ev
 		}
 		f(e)
 	}
-}
-
-// DefaultStore returns the session store of workspace ws:
-// .wield/sessions, or the folder $WIELD_HOME names (read with getenv).
-func DefaultStore(ws string, getenv func(string) string, log *slog.Logger) *session.Store {
-	dir, _ := workspace.Layout{Root: ws}.SessionsDir(getenv)
-	return &session.Store{Dir: dir, Logger: log}
 }

@@ -128,7 +128,7 @@ func approvalPreview(pal palette, p *policy.Policy, c *tool.Call, name string, a
 // settings.local.json, as Claude Code keeps settings.local.json out of
 // git. Failing to is harmless.
 func ignoreLocalSettings(ws string) {
-	ignoreState(ws)
+	wield.IgnoreState(ws)
 	path := workspace.Layout{Root: ws}.GitIgnore()
 	data, err := os.ReadFile(path)
 	if err != nil || slices.Contains(strings.Split(string(data), "\n"), "settings.local.json") {

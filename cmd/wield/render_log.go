@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/workspace"
 )
 
@@ -68,7 +69,7 @@ func (g *globals) logToFile(ws string) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return ""
 	}
-	ignoreState(ws)
+	wield.IgnoreState(ws)
 	path := filepath.Join(dir, "wield.log")
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {

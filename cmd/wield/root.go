@@ -36,11 +36,12 @@ type globals struct {
 	mcp         *mcp.Manager
 	memory      *memory.Store // of memoryWS: see memory.go
 	memoryWS    string
-	ext         *extState    // see extensions.go
-	desktop     desktopState // see desktop.go
-	tracing     tracingState // see tracing.go
-	trustFlag   bool         // --trust: see project.go
-	trust       *trustState  // the workspace's, found once: see project.go
+	ext         *extState      // see extensions.go
+	desktop     desktopState   // see desktop.go
+	tracing     tracingState   // see tracing.go
+	trustFlag   bool           // --trust: see project.go
+	trust       *trustState    // the workspace's, found once: see project.go
+	stores      []func() error // close the session stores opened: see session.go
 
 	stdin          io.Reader
 	stdout, stderr io.Writer
@@ -192,7 +193,8 @@ func (g *globals) toolsConfig(deps toolDeps) (wield.ToolsConfig, error) {
 }
 
 // close releases what commands left running: every background shell job
-// and every mounted MCP server dies with wield.
+// and every mounted MCP server dies with wield, and the session stores'
+// connections are closed.
 func (g *globals) close() error {
 	var errs []error
 	if g.mcp != nil {
@@ -202,6 +204,9 @@ func (g *globals) close() error {
 	errs = append(errs, g.code.close())
 	errs = append(errs, g.desktop.close())
 	errs = append(errs, g.tracing.close()) // after the MCP servers' last calls
+	for _, closeStore := range g.stores {
+		errs = append(errs, closeStore())
+	}
 	return errors.Join(errs...)
 }
 

@@ -13,53 +13,21 @@ import (
 
 	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/session"
-	"github.com/wieldhq/wield/session/pgstore"
-	"github.com/wieldhq/wield/workspace"
 )
 
-// store returns the session store of workspace ws: the one $WIELD_SESSIONS
-// names when it is set, else $WIELD_HOME/sessions when WIELD_HOME is set,
-// else .wield/sessions in the workspace. Its journals hide every secret
-// wield knows of (the process's SecretSet, which the log, the printed
-// events and the tool results hide too: see secrets.go).
+// store returns the session store of workspace ws, as [wield.OpenStore]
+// chooses it: the one $WIELD_SESSIONS names when it is set, else
+// $WIELD_HOME/sessions when WIELD_HOME is set, else .wield/sessions in the
+// workspace. Its journals hide every secret wield knows of (the process's
+// SecretSet, which the log, the printed events and the tool results hide
+// too: see secrets.go). What it opened is closed when wield exits
+// ([globals.close]).
 func (g *globals) store(ws string) *session.Store {
 	g.hideSecrets(ws, wield.WorkspaceSecrets(ws))
-	dir, home := workspace.Layout{Root: ws}.SessionsDir(os.Getenv)
-	if !home {
-		ignoreState(ws)
-	}
-	st := &session.Store{Dir: dir, Live: g.extensions(ws).secrets, Logger: g.logger()}
-	switch loc := os.Getenv(wield.EnvSessions); {
-	case strings.HasPrefix(loc, "postgres://") || strings.HasPrefix(loc, "postgresql://"):
-		// Connects on first use; a bad URL or an unreachable server is
-		// the error of the first command that reads a session. Dir stays
-		// for what is this machine's alone (the undo snapshots).
-		st.Backend = pgstore.Open(loc, nil)
-	case loc != "":
-		st.Dir = loc
-	}
+	st, closeStore := wield.OpenStore(ws, os.Getenv, g.logger())
+	g.stores = append(g.stores, closeStore)
+	st.Live = g.extensions(ws).secrets
 	return st
-}
-
-// stateIgnore keeps wield's own state out of the project's git status;
-// project configuration in .wield (settings.json, tools/, mcp.json) stays
-// visible.
-const stateIgnore = "# wield's own state and personal settings; settings.json, tools/ and mcp.json are project configuration\nsessions/\nspill/\nlogs/\nsettings.local.json\n"
-
-// ignoreState writes .wield/.gitignore in workspace ws if .wield has none.
-// Failing to is harmless.
-func ignoreState(ws string) {
-	l := workspace.Layout{Root: ws}
-	dir, path := l.State(), l.GitIgnore()
-	if _, err := os.Lstat(path); err == nil {
-		return
-	}
-	if os.MkdirAll(dir, 0o755) == nil {
-		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
-			_, _ = f.WriteString(stateIgnore)
-			_ = f.Close()
-		}
-	}
 }
 
 func newSessionCommand(g *globals) *cobra.Command {
