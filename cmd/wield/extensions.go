@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -36,15 +35,6 @@ func userDirs() (workspace.UserLayout, string) {
 	user, _ := workspace.User()
 	home, _ := os.UserHomeDir()
 	return user, home
-}
-
-// pluginRegistry returns the user's installed plugins.
-func pluginRegistry() (*plugin.Registry, error) {
-	user, _ := userDirs()
-	if user.Dir == "" {
-		return nil, errors.New("plugins: the user has no configuration directory (set XDG_CONFIG_HOME or HOME)")
-	}
-	return &plugin.Registry{Dir: filepath.Join(user.Dir, "plugins")}, nil
 }
 
 // extState is what one wield process keeps of skills, plugins and
@@ -81,32 +71,9 @@ func (g *globals) trustedPlugins() []*plugin.Plugin {
 	x := g.extensions(ws)
 	if !x.loaded {
 		x.loaded = true
-		x.plugins = g.loadTrustedPlugins()
+		x.plugins = wield.TrustedPlugins(g.logger(), func(name string) string { return "wield plugin enable " + name })
 	}
 	return x.plugins
-}
-
-func (g *globals) loadTrustedPlugins() []*plugin.Plugin {
-	reg, err := pluginRegistry()
-	if err != nil {
-		return nil
-	}
-	plugins, pending, problems, err := reg.Load()
-	if err != nil {
-		g.logger().Warn("plugins", "err", err)
-		return nil
-	}
-	for _, p := range pending {
-		if p.Changed {
-			g.logger().Warn("plugin changed since you trusted it; it is not loaded until you enable it again", "plugin", p.Name, "fix", "wield plugin enable "+p.Name)
-		}
-	}
-	for _, p := range problems {
-		if p.Severity >= plugin.Warning {
-			g.logger().Warn("plugin", "problem", p.Error())
-		}
-	}
-	return plugins
 }
 
 // skillCatalog returns the skills of workspace ws, of the user and of the
@@ -129,22 +96,15 @@ func (g *globals) extensionCommands() []*cobra.Command {
 }
 
 // addPluginServers adds the MCP servers of the trusted plugins to mgr,
-// named PLUGIN_SERVER.
+// named PLUGIN_SERVER (see [wield.AddPluginServers]).
 func (g *globals) addPluginServers(mgr *mcp.Manager) {
 	ws, _ := g.workspace()
-	for _, pl := range g.trustedPlugins() {
-		for name, sc := range pl.MCPServers {
-			g.hideSecrets(ws, wield.MCPSecrets(map[string]mcp.ServerConfig{pl.Name() + "_" + name: sc}))
-			if err := mgr.Add(pl.Name()+"_"+name, sc); err != nil {
-				g.logger().Warn("plugin MCP server", "plugin", pl.Name(), "server", name, "err", err)
-			}
-		}
-	}
+	wield.AddPluginServers(mgr, g.trustedPlugins(), g.extensions(ws).secrets, g.logger())
 }
 
 // listPluginInfo lists the installed plugins for list_plugins.
 func listPluginInfo() ([]skilltools.PluginInfo, error) {
-	reg, err := pluginRegistry()
+	reg, err := wield.PluginRegistry()
 	if err != nil {
 		return nil, nil
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wieldhq/wield"
 	"github.com/wieldhq/wield/plugin"
 	skilltools "github.com/wieldhq/wield/tools/skills"
 )
@@ -60,7 +61,7 @@ marketplace.json listing plugins in its folders or in git repositories): then
 --plugin names the one to install, unless it lists only one.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			reg, err := pluginRegistry()
+			reg, err := wield.PluginRegistry()
 			if err != nil {
 				return err
 			}
@@ -157,7 +158,7 @@ func newPluginRm(g *globals) *cobra.Command {
 		Short: "uninstall a plugin",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			reg, err := pluginRegistry()
+			reg, err := wield.PluginRegistry()
 			if err != nil {
 				return err
 			}
@@ -184,7 +185,7 @@ confirmation, and records a hash of the plugin's content. The --yes flag
 confirms without asking, for scripts: use it only for plugins you reviewed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			reg, err := pluginRegistry()
+			reg, err := wield.PluginRegistry()
 			if err != nil {
 				return err
 			}
@@ -240,7 +241,7 @@ func newPluginDisable(g *globals) *cobra.Command {
 		Short: "stop using a plugin and forget the trust",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			reg, err := pluginRegistry()
+			reg, err := wield.PluginRegistry()
 			if err != nil {
 				return err
 			}
