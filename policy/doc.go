@@ -20,6 +20,16 @@
 // find -exec, git -c, interpreters) are allowed only by exact rules; a
 // dynamic command name is never allowed by a rule.
 //
+// Commands that change nothing and show no file's content run without a
+// rule, in every mode: ls, stat, du, df, tree, file, pwd, echo, printf,
+// test, sleep, date, whoami, id, uname, basename, dirname, which, type,
+// realpath, readlink, as the read-only whitelist below admits them, with
+// no argument that expands a variable or a command's output (a glob
+// shows names only; $HOME or $(cat key) could show a secret). What they
+// print is names, sizes, times and their own arguments; asking about
+// them only trains people to say yes. cd is not among them: it changes
+// where the commands after it act.
+//
 // A rule vouches only for the commands written on the line, so no allow
 // rule matches any command of a line on which Bash may evaluate a value
 // as code: arithmetic on a variable ($((a)), [[ $a -eq 1 ]], let),
@@ -42,9 +52,10 @@
 //     -delete, git status/log/diff/show/…, go list/doc/version/env, sort
 //     without -o, …; no assignments, no output redirection except to
 //     /dev/null, nothing Bash may evaluate as code). Such a line still
-//     needs what the default mode needs (a rule, or a person's yes): plan
-//     mode narrows, never widens. Read-only means it writes nothing; it
-//     may read anything the shell can;
+//     needs what the default mode needs (a rule, or a person's yes,
+//     unless it changes nothing and shows no file's content): plan mode
+//     narrows, never widens. Read-only means it writes nothing; it may
+//     read anything the shell can;
 //   - write_file and replace on a .md file directly in the session's plan
 //     directory, .wield/plans/SESSION ([PlanDir]), with no symbolic link
 //     on the way.

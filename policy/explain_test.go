@@ -22,9 +22,9 @@ func TestPolicy_Explain(t *testing.T) {
 		want []row
 	}{
 		{"go test ./... && rm -rf /", []row{{"go test ./...", tool.Allow, false}, {"rm -rf /", tool.Deny, false}}},
-		{"ls -la | wc -l", []row{{"ls -la", "", true}, {"wc -l", "", true}}},
+		{"ls -la | wc -l", []row{{"ls -la", tool.Allow, true}, {"wc -l", "", true}}},
 		{"echo $(curl x | sh)", []row{{"echo $(curl x | sh)", tool.Allow, true}, {"curl x", "", false}, {"sh", "", false}}},
-		{"x[$(id)]=1; echo ${a[x]}", []row{{"x[$(id)]=1", tool.Ask, false}, {"id", "", true}, {"echo ${a[x]}", tool.Ask, true}}},
+		{"x[$(id)]=1; echo ${a[x]}", []row{{"x[$(id)]=1", tool.Ask, false}, {"id", tool.Ask, true}, {"echo ${a[x]}", tool.Ask, true}}},
 	}
 	for _, tt := range tests {
 		vs, err := p.Explain("run_shell_command", tt.line)

@@ -171,8 +171,11 @@ func TestPlanModeUserAllowDoesNotOverride(t *testing.T) {
 	if len(yes.asked) != 0 {
 		t.Errorf("the person was asked about %v; plan mode refuses before anyone is asked", yes.asked)
 	}
-	if res := call("run_shell_command", `{"command":"ls -la"}`); !res.Success || len(yes.asked) != 1 {
+	if res := call("run_shell_command", `{"command":"cat a.txt"}`); !res.Success || len(yes.asked) != 1 {
 		t.Errorf("a read-only line = %+v (asked %v); want it put to the person and run", res, yes.asked)
+	}
+	if res := call("run_shell_command", `{"command":"ls -la"}`); !res.Success || len(yes.asked) != 1 {
+		t.Errorf("a line that shows no file's content = %+v (asked %v); want it run without asking", res, yes.asked)
 	}
 	// Leaving plan mode (a plan approved) gives the person their say back.
 	modes.set("s1", ModeDefault)

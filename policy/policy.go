@@ -340,8 +340,11 @@ func (p *Policy) byMode(mode Mode, name string, ann tool.Annotations, why string
 // AllowAlways returns the rule that "allow always" stores for a call, as
 // narrow as the call allows: for shells, for each simple command, its
 // name and subcommand as a prefix when the second word is a subcommand
-// ("git diff:*"), else the exact command ("rm -rf build"), never a bare
-// name (rm:*) and never the verbatim line; for the agent tool, the agent
+// ("git diff:*"; a word that starts with a letter), else the exact command
+// ("rm -rf build"), never a bare name (rm:*) and never the verbatim line;
+// commands that change nothing and show no file's content run without a
+// rule, so they get none unless the line holds nothing else (then
+// "sleep:*"); for the agent tool, the agent
 // type (agent(reviewer)); for a call with a url, its host
 // (web_fetch(domain:go.dev)), never the whole web; for the memory tools,
 // the scope (save_memory(scope:user)); for tools with a path,
@@ -353,9 +356,17 @@ func AllowAlways(p *Policy, toolName string, args json.RawMessage) ([]Rule, erro
 		if err != nil {
 			return nil, fmt.Errorf("the command cannot be parsed, so no rule can be derived: %w", err)
 		}
-		var rules []Rule
+		var rules, inertRules []Rule
 		for _, c := range cmds {
 			if c.Name() == "" {
+				continue
+			}
+			if inertCommand(c, strings.TrimSpace(line[c.Start:c.End])) {
+				// It runs without asking: a rule for it is needless,
+				// unless the line holds nothing else.
+				if r := (Rule{Tool: toolName, Specifier: c.Name() + ":*"}); !slices.Contains(inertRules, r) {
+					inertRules = append(inertRules, r)
+				}
 				continue
 			}
 			words := []string{c.Name()}
@@ -372,6 +383,9 @@ func AllowAlways(p *Policy, toolName string, args json.RawMessage) ([]Rule, erro
 			if !slices.Contains(rules, r) {
 				rules = append(rules, r)
 			}
+		}
+		if len(rules) == 0 {
+			rules = inertRules
 		}
 		if len(rules) == 0 {
 			return nil, fmt.Errorf("the command %q has no static command name to allow", line)
@@ -410,8 +424,8 @@ func AllowAlways(p *Policy, toolName string, args json.RawMessage) ([]Rule, erro
 // isSubcommand reports whether a second word looks like a subcommand
 // (git diff, npm test) rather than an option or a path.
 func isSubcommand(w string) bool {
-	if w == "" || strings.HasPrefix(w, "-") || strings.ContainsAny(w, "/.=") {
-		return false
+	if w == "" || w[0] < 'a' || w[0] > 'z' || strings.ContainsAny(w, "/.=") {
+		return false // an option, a number, a path
 	}
 	for _, r := range w {
 		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {

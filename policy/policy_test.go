@@ -347,7 +347,12 @@ func TestAllowAlways(t *testing.T) {
 	}{
 		{"run_shell_command", `{"command":"git diff --stat HEAD"}`, []string{"run_shell_command(git diff:*)"}},
 		{"run_shell_command", `{"command":"npm test && go vet ./..."}`, []string{"run_shell_command(npm test:*)", "run_shell_command(go vet:*)"}},
-		{"run_shell_command", `{"command":"ls -la /tmp"}`, []string{"run_shell_command(ls -la /tmp)"}},
+		{"run_shell_command", `{"command":"cat /tmp/x"}`, []string{"run_shell_command(cat /tmp/x)"}},
+		// What runs without asking needs no rule, unless it is all there is;
+		// a number is no subcommand.
+		{"run_shell_command", `{"command":"sleep 30; make build"}`, []string{"run_shell_command(make build:*)"}},
+		{"run_shell_command", `{"command":"sleep 30; echo done"}`, []string{"run_shell_command(sleep:*)", "run_shell_command(echo:*)"}},
+		{"run_shell_command", `{"command":"timeout 30 make"}`, []string{"run_shell_command(timeout 30 make)"}},
 		// Never a bare command name: rm:* would allow every rm.
 		{"run_shell_command", `{"command":"rm -rf build && go build ./..."}`, []string{"run_shell_command(rm -rf build)", "run_shell_command(go build:*)"}},
 		{"run_shell_command", `{"command":"xargs rm"}`, []string{"run_shell_command(xargs rm)"}},
@@ -390,5 +395,47 @@ func TestAllowAlways(t *testing.T) {
 	}
 	if d := p.Decide(t.Context(), nil, sh, shellArgs("git diff; git push")); d.Verdict != tool.Ask {
 		t.Errorf("allow always widened to other commands: %+v", d)
+	}
+}
+
+// TestInertLinesRunWithoutAsking: a line of commands that change nothing
+// and show no file's content runs in every mode, headless too, with no
+// rule; one that reads a file, expands a variable, changes directory,
+// writes or sets the environment still asks (and, headless, is denied).
+func TestInertLinesRunWithoutAsking(t *testing.T) {
+	sh, err := tool.NewRaw(tool.Spec{Name: "run_shell_command", Description: "sh", InputSchema: json.RawMessage(`{"type":"object"}`)}, tool.HandlerFunc(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		line string
+		want tool.Verdict
+	}{
+		{"echo done", tool.Allow},
+		{"ls -la", tool.Allow},
+		{"ls *.go src/{a,b}", tool.Allow},
+		{"sleep 1; echo done", tool.Allow},
+		{"pwd && date +%s && uname -a", tool.Allow},
+		{"[ -f go.mod ] && echo yes", tool.Allow},
+		{"ls $HOME", tool.Deny},
+		{"echo $ANTHROPIC_API_KEY", tool.Deny},
+		{"echo $(cat ~/.ssh/id_rsa)", tool.Deny},
+		{"echo `whoami`", tool.Deny},
+		{"ls > listing.txt", tool.Deny},
+		{"cat go.mod", tool.Deny},
+		{"cd .. && ls", tool.Deny},
+		{"FOO=1 ls", tool.Deny},
+		{"date -s 2020-01-01", tool.Deny},
+		{"printf -v x y", tool.Deny},
+		{"ls; rm -rf build", tool.Deny},
+	}
+	for _, mode := range []Mode{ModeDefault, ModePlan, ModeAutoEdit} {
+		p := &Policy{Mode: mode, Headless: true, Logger: slog.New(slog.DiscardHandler)}
+		for _, tt := range tests {
+			args, _ := json.Marshal(map[string]string{"command": tt.line})
+			if d := p.Decide(t.Context(), nil, sh, args); d.Verdict != tt.want {
+				t.Errorf("%s mode, headless: %q = %s (%s), want %s", mode, tt.line, d.Verdict, d.Reason, tt.want)
+			}
+		}
 	}
 }

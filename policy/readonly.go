@@ -38,7 +38,7 @@ var readOnly = map[string]argCheck{
 	"grep": anyArgs, "egrep": anyArgs, "fgrep": anyArgs, "cut": anyArgs, "tr": anyArgs, "jq": anyArgs,
 	"diff": anyArgs, "cmp": anyArgs, "stat": anyArgs, "du": anyArgs, "df": anyArgs, "which": anyArgs, "type": anyArgs,
 	"basename": anyArgs, "dirname": anyArgs, "realpath": anyArgs, "readlink": anyArgs,
-	"pwd": anyArgs, "echo": anyArgs, "true": anyArgs, "false": anyArgs, ":": anyArgs, "cd": anyArgs,
+	"pwd": anyArgs, "echo": anyArgs, "true": anyArgs, "false": anyArgs, ":": anyArgs, "cd": anyArgs, "sleep": anyArgs,
 	"test": anyArgs, "[": anyArgs, "[[": anyArgs, "printenv": anyArgs, "whoami": anyArgs, "id": anyArgs, "uname": anyArgs,
 	"printf": printfArgs,
 	"find":   findArgs,
@@ -50,6 +50,34 @@ var readOnly = map[string]argCheck{
 	"rg":     options("", "--pre", "--pre-glob", "--hostname-bin"),
 	"git":    gitArgs,
 	"go":     goArgs,
+}
+
+// inert lists the read-only commands that show no file's content: what
+// they print is their arguments, names, sizes, times, the user, the
+// system. Such a command runs without asking in every mode when no rule
+// decides it and its arguments are known or only globs ([inertCommand]):
+// it cannot change anything or reveal a secret.
+var inert = map[string]bool{
+	"ls": true, "tree": true, "stat": true, "du": true, "df": true, "file": true, "pwd": true,
+	"echo": true, "printf": true, "true": true, "false": true, ":": true, "test": true, "[": true, "[[": true,
+	"sleep": true, "date": true, "whoami": true, "id": true, "uname": true, "basename": true, "dirname": true,
+	"which": true, "type": true, "realpath": true, "readlink": true,
+}
+
+// inertCommand reports whether the simple command c, whose source is
+// src, is inert: read-only, in the inert list, and with no argument that
+// expands a variable or a command's output (a glob, a brace or a tilde
+// shows names only), so that what it prints holds no secret.
+func inertCommand(c shellcmd.Command, src string) bool {
+	if len(c.Args) == 0 || !inert[c.Name()] || readOnlyCommand(c, src) != "" {
+		return false
+	}
+	for _, a := range c.Args {
+		if a.Dynamic && strings.ContainsAny(a.Value, "$`") {
+			return false
+		}
+	}
+	return true
 }
 
 // readOnlyLine returns why line is not read-only, in words for the model,

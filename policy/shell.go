@@ -51,6 +51,9 @@ func runsCommands(args []shellcmd.Word) bool {
 type shellVerdict struct {
 	verdict tool.Verdict // Allow, Ask, Deny, or "" when no rule matched
 	reason  string
+	// inert is set on an allow that no rule gave: the command changes
+	// nothing and shows no file's content (see inertCommand).
+	inert bool
 }
 
 // judgeShell decides a command line: every simple command is judged on its
@@ -69,7 +72,7 @@ func (p *Policy) judgeShell(toolName, line string, grants []Rule) (tool.Decision
 	if len(cmds) == 0 {
 		return tool.Decision{}, false
 	}
-	allowed, blocked := 0, false
+	allowed, byRule, blocked := 0, 0, false
 	var ask []string
 	for _, c := range cmds {
 		v := p.judgeCommand(toolName, c, line, grants)
@@ -84,6 +87,9 @@ func (p *Policy) judgeShell(toolName, line string, grants []Rule) (tool.Decision
 				continue
 			}
 			allowed++
+			if !v.inert {
+				byRule++
+			}
 		}
 	}
 	if blocked {
@@ -93,7 +99,13 @@ func (p *Policy) judgeShell(toolName, line string, grants []Rule) (tool.Decision
 		return tool.Decision{Verdict: tool.Ask, Reason: strings.Join(ask, "; ")}, true
 	}
 	if allowed == len(cmds) {
-		return tool.Decision{Verdict: tool.Allow, Reason: "every command is allowed by a rule"}, true
+		switch byRule {
+		case allowed:
+			return tool.Decision{Verdict: tool.Allow, Reason: "every command is allowed by a rule"}, true
+		case 0:
+			return tool.Decision{Verdict: tool.Allow, Reason: "it changes nothing and shows no file's content"}, true
+		}
+		return tool.Decision{Verdict: tool.Allow, Reason: "every command is allowed by a rule or changes nothing and shows no file's content"}, true
 	}
 	return tool.Decision{}, false // some commands matched no rule: the mode decides
 }
@@ -118,18 +130,18 @@ func (p *Policy) judgeCommand(toolName string, c shellcmd.Command, line string, 
 	if len(c.Args) == 0 {
 		// Only assignments or redirections: judged by its redirections.
 		if f := outputFile(c); f != "" {
-			return shellVerdict{tool.Ask, fmt.Sprintf("%q writes to %s", src, f)}
+			return shellVerdict{verdict: tool.Ask, reason: fmt.Sprintf("%q writes to %s", src, f)}
 		}
 		return shellVerdict{verdict: tool.Allow}
 	}
 	for _, r := range p.rules(Deny, toolName) {
 		if r.Specifier == "" || shellMatch(parseShellPattern(r.Specifier), c, true) {
-			return shellVerdict{tool.Deny, fmt.Sprintf("%q is denied by the rule %s", src, r)}
+			return shellVerdict{verdict: tool.Deny, reason: fmt.Sprintf("%q is denied by the rule %s", src, r)}
 		}
 	}
 	for _, r := range p.rules(Ask, toolName) {
 		if r.Specifier == "" || shellMatch(parseShellPattern(r.Specifier), c, true) {
-			return shellVerdict{tool.Ask, fmt.Sprintf("%q matches the ask rule %s", src, r)}
+			return shellVerdict{verdict: tool.Ask, reason: fmt.Sprintf("%q matches the ask rule %s", src, r)}
 		}
 	}
 	var allowedBy *Rule
@@ -147,17 +159,20 @@ func (p *Policy) judgeCommand(toolName string, c shellcmd.Command, line string, 
 		}
 	}
 	if allowedBy == nil {
+		if inertCommand(c, src) {
+			return shellVerdict{verdict: tool.Allow, reason: fmt.Sprintf("%q changes nothing and shows no file's content", src), inert: true}
+		}
 		return shellVerdict{}
 	}
 	// An allow rule vouches for the command, not for what it writes or for
 	// the environment it is given.
 	if f := outputFile(c); f != "" {
-		return shellVerdict{tool.Ask, fmt.Sprintf("%q is allowed by %s but writes to %s", src, allowedBy, f)}
+		return shellVerdict{verdict: tool.Ask, reason: fmt.Sprintf("%q is allowed by %s but writes to %s", src, allowedBy, f)}
 	}
 	if len(c.Assigns) > 0 && allowedBy.Specifier != "" {
-		return shellVerdict{tool.Ask, fmt.Sprintf("%q is allowed by %s but sets environment variables (%s), which can change what it runs", src, allowedBy, c.Assigns[0].Name)}
+		return shellVerdict{verdict: tool.Ask, reason: fmt.Sprintf("%q is allowed by %s but sets environment variables (%s), which can change what it runs", src, allowedBy, c.Assigns[0].Name)}
 	}
-	return shellVerdict{tool.Allow, "allowed by " + allowedBy.String()}
+	return shellVerdict{verdict: tool.Allow, reason: "allowed by " + allowedBy.String()}
 }
 
 // outputFile returns the first file an output redirection of c writes,
