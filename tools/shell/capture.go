@@ -68,6 +68,14 @@ func (c *capture) appendTail(p []byte) {
 	}
 }
 
+// dropped returns the number of bytes written but not kept: those
+// between the head and the tail.
+func (c *capture) dropped() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.total - int64(len(c.head)) - int64(len(c.ring))
+}
+
 // size returns the number of bytes written so far.
 func (c *capture) size() int64 {
 	c.mu.Lock()

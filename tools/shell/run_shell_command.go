@@ -197,7 +197,12 @@ func (s *shell) result(c *tool.Call, p *proc, jobs *Jobs, out []byte, end int64,
 			text += "\n[the whole output could not be saved: " + err.Error() + "]"
 		} else {
 			where = path
-			text += "\n[the whole output is in " + path + "; read it in parts rather than whole]"
+			if n := p.out.dropped(); n > 0 {
+				text += fmt.Sprintf("\n[the output is in %s but for %d bytes in its middle: the first %s and the last %s of a command's output are kept; read it in parts rather than whole]",
+					path, n, sizeText(p.out.headMax), sizeText(p.out.tailMax))
+			} else {
+				text += "\n[the whole output is in " + path + "; read it in parts rather than whole]"
+			}
 		}
 	}
 	if text == "" {
@@ -280,4 +285,15 @@ func progressEvents(emit func(tool.Event)) func(tool.Event) {
 		}
 		emit(e)
 	}
+}
+
+// sizeText gives a byte count in MiB, KiB or bytes, whichever is whole.
+func sizeText(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

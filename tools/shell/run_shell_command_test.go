@@ -140,6 +140,11 @@ func TestRun(t *testing.T) {
 				if len(got) > 64<<10+200 || !strings.Contains(string(got), "not kept") {
 					t.Errorf("spill of %d bytes, want the kept 64 KiB with a note of the gap", len(got))
 				}
+				// The note says the file is not the whole output.
+				if !strings.Contains(res.Output, "the output is in "+d.SpillPath+" but for ") ||
+					!strings.Contains(res.Output, "the first 16 KiB and the last 48 KiB of a command's output are kept") || strings.Contains(res.Output, "whole output is in") {
+					t.Errorf("output %q, want a note that the middle was not kept", res.Output)
+				}
 			}},
 		{"reads standard input", Config{}, RunInput{Command: `read line; echo "read=$? line=$line"; cat; echo cat=$?`},
 			func(t *testing.T, h *harness, res tool.Result) {
