@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -259,15 +260,13 @@ func (p *runPrinter) finish(o *agent.Outcome) {
 
 // prettyJSON indents a JSON value for -v, or returns it as it is.
 func prettyJSON(raw json.RawMessage) string {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
+	// Indent keeps the strings as written: re-encoding them would print
+	// && as \u0026\u0026.
+	var b bytes.Buffer
+	if json.Indent(&b, raw, "", "  ") != nil {
 		return string(raw)
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return string(raw)
-	}
-	return string(b)
+	return b.String()
 }
 
 func indent(s, prefix string) string {

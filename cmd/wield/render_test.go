@@ -390,3 +390,19 @@ func TestBuiltinToolFacts(t *testing.T) {
 		}
 	}
 }
+
+// TestPrettyJSON: -v shows a call's arguments indented, its strings as
+// the model wrote them (no \u0026 for &&), and text that is not JSON as
+// it is.
+func TestPrettyJSON(t *testing.T) {
+	tests := []struct{ raw, want string }{
+		{`{"command":"go vet ./... && echo <ok>"}`, "{\n  \"command\": \"go vet ./... && echo <ok>\"\n}"},
+		{`{"a":[1,{"b":"é"}]}`, "{\n  \"a\": [\n    1,\n    {\n      \"b\": \"é\"\n    }\n  ]\n}"},
+		{`{"broken":`, `{"broken":`},
+	}
+	for _, tt := range tests {
+		if got := prettyJSON(json.RawMessage(tt.raw)); got != tt.want {
+			t.Errorf("prettyJSON(%s) = %q, want %q", tt.raw, got, tt.want)
+		}
+	}
+}
