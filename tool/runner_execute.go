@@ -110,8 +110,9 @@ func (r *Runner) attempt(ctx context.Context, t *Tool, c *Call, args json.RawMes
 			o.res.Output += "\n"
 		}
 		o.res.Success = false
-		o.res.Error = strings.TrimSpace(msg + "; " + o.res.Error)
-		o.res.Error = strings.TrimSuffix(o.res.Error, ";")
+		if !strings.HasPrefix(o.res.Error, msg) { // a tool that says it itself is not repeated
+			o.res.Error = strings.TrimSuffix(strings.TrimSpace(msg+"; "+o.res.Error), ";")
+		}
 		return o.res, nil
 	}
 	if o.err != nil {

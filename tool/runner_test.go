@@ -233,6 +233,30 @@ func TestRunner_Cancellation(t *testing.T) {
 	}
 }
 
+// TestRunner_CancelledSaysItOnce: a cancelled call's error starts with
+// "cancelled" once, whether or not the tool said so itself.
+func TestRunner_CancelledSaysItOnce(t *testing.T) {
+	for _, tt := range []struct{ toolSays, want string }{
+		{"", "cancelled"},
+		{"exit status 1", "cancelled; exit status 1"},
+		{"cancelled; the command was stopped", "cancelled; the command was stopped"},
+	} {
+		ctx, cancel := context.WithCancel(t.Context())
+		stop := textTool("stop", Spec{}, func(ctx context.Context, c *Call, in pathInput) (Result, error) {
+			cancel()
+			<-ctx.Done()
+			return Result{Error: tt.toolSays}, nil
+		})
+		res, err := NewRunner(mustRegistry(t, stop), nil).Call(ctx, Call{}, Request{Name: "stop", Arguments: json.RawMessage(`{"path":"x"}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Success || res.Error != tt.want {
+			t.Errorf("the tool said %q: Error = %q, want %q", tt.toolSays, res.Error, tt.want)
+		}
+	}
+}
+
 func TestRunner_RecoversPanics(t *testing.T) {
 	for _, inline := range []bool{false, true} {
 		boom := textTool("boom", Spec{}, func(ctx context.Context, c *Call, in pathInput) (Result, error) {
