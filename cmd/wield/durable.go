@@ -32,7 +32,7 @@ func newWorkerCommand(g *globals) *cobra.Command {
 	d := &durableFlags{}
 	cmd := &cobra.Command{
 		Use:   "worker --temporal HOST:PORT [flags]",
-		Short: "run agent runs durably, as a Temporal worker",
+		Short: "run agent runs durably, as a Temporal worker" + temporalNote,
 		Long: `Worker serves durable runs from a Temporal task queue: each run is a
 workflow, each model call and tool call an activity, so a run survives the
 loss of any worker, spreads over many, and can wait days for an approval
@@ -67,7 +67,7 @@ func newApproveCommand(g *globals) *cobra.Command {
 	var message string
 	cmd := &cobra.Command{
 		Use:   "approve RUN CALL (--yes | --no [--message TEXT]) --temporal HOST:PORT",
-		Short: "answer a durable run's call that awaits approval",
+		Short: "answer a durable run's call that awaits approval" + temporalNote,
 		Long: `Approve answers a call a durable run (wield run --temporal) waits on: --yes
 runs it, --no refuses it and tells the model why (--message). A run may
 wait days; the answer reaches it whichever worker serves it, and an answer

@@ -24,6 +24,10 @@ func (g *globals) approveDurable(context.Context, *durableFlags, string, string,
 	return &exitError{exitUsage, errors.New(temporalBuildHelp)}
 }
 
+// temporalNote ends the one-line help of the durable commands, which
+// this build has only to say how to get them.
+const temporalNote = " (not in this build: needs -tags temporal)"
+
 const temporalBuildHelp = `this wield was built without Temporal support; build the one that has it with
   go install -tags temporal github.com/wieldhq/wield/cmd/wield@latest
 (the Temporal SDK stays out of the default build, which starts faster)`

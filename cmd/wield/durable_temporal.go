@@ -204,3 +204,7 @@ func (f *follower) print(t *session.Turn) {
 		fmt.Fprintf(w, "  %s %s %s\n", mark, t.Tool, oneLine(t.Output, 160))
 	}
 }
+
+// temporalNote ends the one-line help of the durable commands: nothing,
+// in the build that runs them.
+const temporalNote = ""
