@@ -181,7 +181,7 @@ func (m *chatModel) permissions(string) tea.Cmd {
 			fmt.Fprintf(&b, "\n%s: %s", list, strings.Join(rs, ", "))
 		}
 	}
-	b.WriteString("\n" + m.pal.dim("rules live in .wield/settings.json and .wield/settings.local.json; wield permissions explains a call"))
+	b.WriteString("\n" + m.pal.dim("rules live in .wield/settings.json and .wield/settings.local.json; a call that asks shows how they judge each of its commands"))
 	m.print(b.String())
 	return nil
 }
