@@ -42,10 +42,11 @@ func OpenStore(ws string, getenv func(string) string, log *slog.Logger) (*sessio
 	return st, func() error { return nil }
 }
 
-// stateIgnore keeps wield's own state out of the project's git status;
-// project configuration in .wield (settings.json, tools/, mcp.json) stays
-// visible.
-const stateIgnore = "# wield's own state and personal settings; settings.json, tools/ and mcp.json are project configuration\nsessions/\nspill/\nlogs/\nsettings.local.json\n"
+// stateIgnore keeps wield's own state out of the project's git status,
+// itself included (each clone writes its own), so that a first run leaves
+// git status as it was; project configuration in .wield (settings.json,
+// tools/, mcp.json, agents/, skills/, memory/) stays visible.
+const stateIgnore = "# wield's own state and personal settings; settings.json, tools/ and mcp.json are project configuration\n/.gitignore\nsessions/\nspill/\nlogs/\nplans/\nindex/\nsettings.local.json\n"
 
 // IgnoreState writes .wield/.gitignore in workspace ws, if .wield has
 // none, so that git sees none of wield's own state (sessions, spilled
