@@ -7,26 +7,33 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
 
-	"github.com/wieldhq/wield/policy"
+	"github.com/charmbracelet/x/term"
 
+	"github.com/wieldhq/wield/policy"
 	"github.com/wieldhq/wield/tool"
 	"github.com/wieldhq/wield/tools/askuser"
 )
 
 // terminalApprover asks the person at the terminal about calls the policy
 // could not decide. It shows what the call will do (an edit as a diff, a
-// shell line split into its commands, each judged) and offers: yes once;
-// no, with a reason the model reads; always in this session; always in
-// this project, with the rule it would save and where.
+// shell line split into its commands, each judged), wrapped at the
+// terminal's width, and offers the answers wield chat offers too (see
+// approvalAnswer): yes once; no; no, with a reason the model reads;
+// always in this session; always in this project, with the rule it would
+// save and where.
 type terminalApprover struct {
 	mu  sync.Mutex
 	in  *bufio.Reader
 	out io.Writer
 	pal palette
+	// width returns the terminal's width in columns, which the prompt is
+	// wrapped at; nil, or a width < 1, leaves its lines as they are.
+	width func() int
 	// preview renders what the call will do; nil shows the arguments.
 	preview func(c *tool.Call, t *tool.Tool, args json.RawMessage) string
 	// rules returns the narrow rules "always" would add for a call; nil
@@ -39,66 +46,81 @@ type terminalApprover struct {
 	project string
 }
 
+// prompt returns what a call asks with, and the rules "always" adds.
+func (a *terminalApprover) prompt(c *tool.Call, t *tool.Tool, args json.RawMessage, why tool.Decision) (approvalPrompt, []policy.Rule) {
+	pr := approvalPrompt{header: toolHeader(a.pal, t.Spec(), args), reason: why.Reason}
+	if a.preview != nil {
+		pr.preview = a.preview(c, t, args)
+	}
+	if pr.preview == "" {
+		pr.preview = argsPreview(args)
+	}
+	var rules []policy.Rule
+	if a.rules != nil && a.allow != nil {
+		rules, pr.rulesErr = a.rules(t, args)
+		for _, r := range rules {
+			pr.rules = append(pr.rules, r.String())
+		}
+	}
+	return pr, rules
+}
+
+// say writes s to the terminal, wrapped at its width.
+func (a *terminalApprover) say(s string) {
+	w := 0
+	if a.width != nil {
+		w = a.width()
+	}
+	if strings.HasSuffix(s, "\n") {
+		fmt.Fprint(a.out, wrapLines(strings.TrimSuffix(s, "\n"), w)+"\n")
+		return
+	}
+	fmt.Fprint(a.out, wrapLines(s, w))
+}
+
 // Approve asks one question at a time.
 func (a *terminalApprover) Approve(ctx context.Context, c *tool.Call, t *tool.Tool, args json.RawMessage, why tool.Decision) tool.Decision {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	p := a.pal
-	body := ""
-	if a.preview != nil {
-		body = a.preview(c, t, args)
-	}
-	if body == "" {
-		body = argsPreview(args)
-	}
-	fmt.Fprintf(a.out, "\n%s %s\n", p.yellow("wield wants to call"), toolHeader(p, t.Spec(), args))
-	fmt.Fprint(a.out, indent(strings.TrimRight(body, "\n"), "  ")+"\n")
-	if why.Reason != "" {
-		fmt.Fprintf(a.out, "  %s %s\n", p.dim("asks because:"), why.Reason)
-	}
-	var rules []policy.Rule
-	var names []string
-	if a.rules != nil && a.allow != nil {
-		var err error
-		if rules, err = a.rules(t, args); err != nil {
-			fmt.Fprintf(a.out, "  %s\n", p.dim("(no rule can allow this for good: "+err.Error()+")"))
-		}
-		for _, r := range rules {
-			names = append(names, r.String())
-		}
-	}
-	fmt.Fprintf(a.out, "  %s yes, once\n", p.bold("[y]"))
-	fmt.Fprintf(a.out, "  %s no; type n and a reason, and the model reads it\n", p.bold("[n]"))
-	if len(rules) > 0 {
-		fmt.Fprintf(a.out, "  %s always in this session: allow %s\n", p.bold("[s]"), strings.Join(names, ", "))
-		fmt.Fprintf(a.out, "  %s always in this project: save that to %s\n", p.bold("[p]"), a.project)
-	}
+	pr, rules := a.prompt(c, t, args, why)
+	names := strings.Join(pr.rules, ", ")
+	a.say("\n" + pr.details(p) + pr.choices(p, a.project))
 	for {
-		fmt.Fprint(a.out, "  > ")
+		a.say("  > ")
 		line, err := a.readLine(ctx)
 		if err != nil {
 			return tool.Decision{Verdict: tool.Deny, Reason: "no answer from the user: " + err.Error()}
 		}
-		answer, message, _ := strings.Cut(strings.TrimSpace(line), " ")
-		switch strings.ToLower(answer) {
-		case "y", "yes":
+		word, message, _ := strings.Cut(strings.TrimSpace(line), " ")
+		switch answer := parseAnswer(word); answer {
+		case answerYes:
 			return tool.Decision{Verdict: tool.Allow}
-		case "s", "p":
+		case answerSession, answerProject:
 			if len(rules) == 0 {
 				continue
 			}
-			project := strings.EqualFold(answer, "p")
+			project := answer == answerProject
 			path, err := a.allow(rules, project)
 			switch {
 			case err != nil:
-				fmt.Fprintf(a.out, "  (could not store the rule: %v; allowing once)\n", err)
+				a.say(fmt.Sprintf("  (could not store the rule: %v; allowing once)\n", err))
 			case project:
-				fmt.Fprintf(a.out, "  saved to %s: allow %s\n", path, strings.Join(names, ", "))
+				a.say(fmt.Sprintf("  saved to %s: allow %s\n", path, names))
 			default:
-				fmt.Fprintf(a.out, "  allowed for this session: %s\n", strings.Join(names, ", "))
+				a.say(fmt.Sprintf("  allowed for this session: %s\n", names))
 			}
 			return tool.Decision{Verdict: tool.Allow}
-		case "n", "no":
+		case answerExplain:
+			if strings.TrimSpace(message) == "" {
+				a.say("  why not? (the model reads it) ")
+				if message, err = a.readLine(ctx); err != nil {
+					return tool.Decision{Verdict: tool.Deny, Reason: "no answer from the user: " + err.Error()}
+				}
+			}
+			fallthrough
+		case answerNo:
+			// "n REASON" says why too.
 			reason := "the user denied this call"
 			if m := strings.TrimSpace(message); m != "" {
 				reason += ": " + m
@@ -197,4 +219,18 @@ func (a terminalAsker) Ask(ctx context.Context, q askuser.Question) (askuser.Ans
 		}
 		fmt.Fprintf(a.out, "  (%v)\n", err)
 	}
+}
+
+// terminalWidth returns the width in columns of the terminal w writes
+// to, or 0 when w is not a terminal.
+func terminalWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok {
+		return 0
+	}
+	width, _, err := term.GetSize(f.Fd())
+	if err != nil {
+		return 0
+	}
+	return width
 }

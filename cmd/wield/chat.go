@@ -22,14 +22,16 @@ func newChatCommand(g *globals) *cobra.Command {
 before it.
 
 At a terminal, chat is a conversation screen under the terminal's
-scrollback, where what is finished stays. The model's answer streams in
-and is shown as Markdown once complete; each tool call is a line saying
-what it touched and what it came to. A call that needs
-approval shows what it will do (an edit as a diff, a shell line command
-by command) and waits for a key: y yes, n no, e no and say why (the model
-reads it), a always in this session, p always in this project. The status
-line shows the model, the session, the permission mode, the tokens and
-the cost.
+scrollback, where what is finished is printed once and stays. The model's
+answer streams in (its last lines, when it is taller than the screen) and
+is printed whole, as Markdown, once complete; each tool call is a line
+saying what it touched and what it came to. A call that needs approval
+shows what it will do (an edit as a diff, a shell line command by
+command), wrapped at the terminal's width, and waits for a key, the same
+answers as wield run's: y yes, n no, e no and say why (the model reads
+it), a always in this session, p always in this project. The status line
+shows the model, the session, the permission mode, the tokens and the
+cost.
 
 Keys: Enter sends; Alt+Enter (or Ctrl+J) starts a new line; Up and Down
 go through the history; Tab completes a command. Esc cancels the running

@@ -49,16 +49,16 @@ func (s *chatScreen) event(e agent.Event) { s.send(eventMsg{e}) }
 
 // An approvalRequest is a call that asks the person at the screen.
 type approvalRequest struct {
-	header  string // the call's tool line
-	preview string // what it will do: a diff, the parsed command, the arguments
-	reason  string // why it asks
-	rules   []policy.Rule
-	// rulesErr says why no rule can allow the call for good.
-	rulesErr error
+	approvalPrompt
+	rules []policy.Rule // what a and p add, named by approvalPrompt.rules
 	// allow stores the rules (in the project's settings with project)
 	// and returns the file written.
 	allow func(rules []policy.Rule, project bool) (string, error)
 	reply chan tool.Decision // buffered: the screen never blocks on it
+	// shownAbove reports that the call and what it will do were printed
+	// above the screen, being too tall for it: the screen shows the
+	// call's line and the answers.
+	shownAbove bool
 }
 
 // A screenApprover asks the screen about the calls the policy could not
@@ -72,18 +72,8 @@ type screenApprover struct {
 // Approve shows the call on the screen and waits for the person's
 // answer, or for ctx to end (Esc, Ctrl-C), which denies the call.
 func (sa screenApprover) Approve(ctx context.Context, c *tool.Call, t *tool.Tool, args json.RawMessage, why tool.Decision) tool.Decision {
-	a := sa.a
-	req := &approvalRequest{header: toolHeader(a.pal, t.Spec(), args), reason: why.Reason, reply: make(chan tool.Decision, 1)}
-	if a.preview != nil {
-		req.preview = a.preview(c, t, args)
-	}
-	if req.preview == "" {
-		req.preview = argsPreview(args)
-	}
-	if a.rules != nil && a.allow != nil {
-		req.rules, req.rulesErr = a.rules(t, args)
-		req.allow = a.allow
-	}
+	pr, rules := sa.a.prompt(c, t, args, why)
+	req := &approvalRequest{approvalPrompt: pr, rules: rules, allow: sa.a.allow, reply: make(chan tool.Decision, 1)}
 	sa.s.send(approvalMsg{req})
 	select {
 	case d := <-req.reply:

@@ -2,10 +2,13 @@ package main
 
 // The screen of wield chat: a bubbletea model. What is finished (the
 // person's tasks, the model's messages rendered as Markdown, tool lines,
-// answered approvals) is printed above the screen, into the terminal's
-// scrollback, where it can be scrolled, searched and copied; the screen
-// itself holds only what is still going on: the text streaming in, the
-// calls running, a question, the input and the status line.
+// answered approvals) is printed above the screen once, into the
+// terminal's scrollback, where it can be scrolled, searched and copied,
+// and is never drawn again; the screen itself (the live area, redrawn)
+// holds only what is still going on: the text streaming in, the calls
+// running, a question, the input and the status line. The live area is
+// never taller than the terminal: a message taller than that shows its
+// last lines while it streams, and is printed whole once complete.
 
 import (
 	"context"
@@ -33,11 +36,12 @@ const quitWindow = 2 * time.Second
 // program's goroutine; runs and slash commands that take time run in
 // commands and report back with messages.
 type chatModel struct {
-	c     *chat
-	pal   palette
-	md    markdownRenderer
-	width int
-	now   func() time.Time // the clock, for the Ctrl-C window
+	c   *chat
+	pal palette
+	md  markdownRenderer
+	now func() time.Time // the clock, for the Ctrl-C window
+	// The terminal's size, in columns and rows.
+	width, height int
 
 	input   textarea.Model
 	history []string
@@ -108,7 +112,7 @@ type (
 )
 
 func newChatModel(c *chat, color bool) *chatModel {
-	m := &chatModel{c: c, pal: palette{color: color}, md: markdownRenderer{color: color}, width: 80, now: time.Now, input: newChatInput(color)}
+	m := &chatModel{c: c, pal: palette{color: color}, md: markdownRenderer{color: color}, width: 80, height: 24, now: time.Now, input: newChatInput(color)}
 	m.setStatus()
 	return m
 }
@@ -150,8 +154,11 @@ func (m *chatModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *chatModel) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width = msg.Width
+		m.width, m.height = msg.Width, msg.Height
 		m.input.SetWidth(max(msg.Width-1, 10))
+		if m.approval != nil && !m.approval.shownAbove {
+			m.placeApproval() // it may no longer fit
+		}
 		return nil
 	case tea.KeyPressMsg:
 		return m.key(msg)
@@ -162,6 +169,7 @@ func (m *chatModel) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case approvalMsg:
 		m.approval, m.explaining = msg.req, false
+		m.placeApproval()
 		return nil
 	case questionMsg:
 		m.question = msg.req
@@ -455,7 +463,7 @@ func (m *chatModel) endMessage() {
 		m.text.Reset()
 		return
 	}
-	m.print(m.md.render(m.text.String(), m.width))
+	m.print(m.md.render(m.text.String(), m.printWidth()))
 	m.text.Reset()
 }
 
@@ -495,21 +503,21 @@ func (m *chatModel) finish(o *agent.Outcome, err error) {
 // answerApproval acts on a key pressed while a call asks.
 func (m *chatModel) answerApproval(k string) tea.Cmd {
 	a := m.approval
-	switch k {
-	case "y", "Y":
+	switch answer := parseAnswer(k); answer {
+	case answerYes:
 		m.decide(tool.Decision{Verdict: tool.Allow}, m.pal.green("yes"))
-	case "n", "N":
+	case answerNo:
 		m.decide(tool.Decision{Verdict: tool.Deny, Reason: "the user denied this call"}, m.pal.red("denied"))
-	case "e", "E":
+	case answerExplain:
 		m.explaining = true
 		m.input.Reset()
-	case "a", "A", "s", "p", "P":
+	case answerSession, answerProject:
 		if len(a.rules) == 0 {
 			m.note = "no rule can allow this call for good; y or n"
 			return nil
 		}
-		project := k == "p" || k == "P"
-		names := ruleNames(a)
+		project := answer == answerProject
+		names := strings.Join(a.approvalPrompt.rules, ", ")
 		path, err := a.allow(a.rules, project)
 		said := "always in this session: " + names
 		switch {
@@ -525,14 +533,6 @@ func (m *chatModel) answerApproval(k string) tea.Cmd {
 	return nil
 }
 
-func ruleNames(a *approvalRequest) string {
-	var names []string
-	for _, r := range a.rules {
-		names = append(names, r.String())
-	}
-	return strings.Join(names, ", ")
-}
-
 // decide answers the call that asks, and prints the question with the
 // answer.
 func (m *chatModel) decide(d tool.Decision, said string) {
@@ -541,10 +541,28 @@ func (m *chatModel) decide(d tool.Decision, said string) {
 	m.approval, m.explaining = nil, false
 }
 
-// approvalRecord is what stays of an approval in the transcript.
+// approvalRecord is what stays of an approval in the transcript: the
+// call, what it would do (unless printed already) and the answer.
 func (m *chatModel) approvalRecord(said string) string {
 	a := m.approval
-	return m.pal.yellow("wield wants to call ") + a.header + "\n" + indent(strings.TrimRight(a.preview, "\n"), "  ") + "\n  → " + said
+	s := m.pal.yellow("wield wants to call ") + a.header + "\n"
+	if !a.shownAbove {
+		s += indent(strings.TrimRight(a.preview, "\n"), "  ") + "\n"
+	}
+	return s + "  → " + said
+}
+
+// placeApproval decides where the call that asks shows what it will
+// do: on the screen, or, when that would make the screen taller than
+// the terminal, printed above it (for good), the screen keeping the
+// call's line and the answers.
+func (m *chatModel) placeApproval() {
+	bottom, _ := m.bottom()
+	if len(m.callLines())+strings.Count(m.approvalView(), "\n")+1+len(bottom) <= m.maxLive() {
+		return
+	}
+	m.print(strings.TrimRight(m.approval.details(m.pal), "\n"))
+	m.approval.shownAbove = true
 }
 
 // output takes in output of wield's own (a slash command's): whole
@@ -566,8 +584,23 @@ func (m *chatModel) print(s string) {
 	m.queue = append(m.queue, s)
 }
 
+// printWidth is the width what is printed above the screen is made to
+// fit: one column less than the terminal's, as a line that fills a row
+// leaves the cursor past its end, where some terminals erase its last
+// character as the line is printed.
+func (m *chatModel) printWidth() int {
+	return max(m.width-1, 1)
+}
+
 // flush prints what is queued, unless a print is under way (its
 // printedMsg flushes again), and quits when asked to and all is done.
+//
+// Each line is printed on its own (bubbletea's Println), lines wider
+// than the terminal wrapped first: a print scrolls the terminal by as
+// many rows as it has lines and then puts them above the live area, so
+// the live area, never taller than the terminal's height less one row
+// (see maxLive), is never scrolled into the scrollback itself, whatever
+// height the renderer last drew it at.
 func (m *chatModel) flush() tea.Cmd {
 	if m.printing {
 		return nil
@@ -579,10 +612,18 @@ func (m *chatModel) flush() tea.Cmd {
 		}
 		return nil
 	}
-	s := strings.Join(m.queue, "\n")
+	var cmds []tea.Cmd
+	for _, s := range m.queue {
+		for _, l := range strings.Split(wrapLines(s, m.printWidth()), "\n") {
+			if l == "" {
+				l = " " // Println prints nothing for an empty line
+			}
+			cmds = append(cmds, tea.Println(l))
+		}
+	}
 	m.printed = append(m.printed, m.queue...)
 	m.queue, m.printing = nil, true
-	return tea.Sequence(tea.Println(s), func() tea.Msg { return printedMsg{} })
+	return tea.Sequence(append(cmds, func() tea.Msg { return printedMsg{} })...)
 }
 
 // setStatus brings the status line's figures up to date.
@@ -618,60 +659,104 @@ func (m *chatModel) View() tea.View {
 	return v
 }
 
+// maxLive is the most rows the live area takes: the terminal's height
+// less the row a line printed above it scrolls into (see flush).
+func (m *chatModel) maxLive() int {
+	return max(m.height-1, 1)
+}
+
 // screen returns what View draws, and the line the input starts on (-1
-// when it is not shown).
+// when it is not shown): what is going on, then the input, a note and
+// the status line, in at most maxLive lines. What is going on keeps its
+// last lines when it is taller than that: a streaming message its tail.
 func (m *chatModel) screen() (content string, inputLine int) {
 	if m.done {
 		return "", -1
 	}
-	inputLine = -1
-	var b strings.Builder
-	if t := m.text.String(); t != "" {
-		b.WriteString(m.stream.render(t, m.width))
-		b.WriteString("\n")
-	}
-	for _, c := range m.calls {
-		b.WriteString(c.header + m.pal.dim(" …") + "\n")
-	}
+	bottom, inputLine := m.bottom()
+	room := m.maxLive() - len(bottom)
+	top := m.callLines()
 	switch {
 	case m.approval != nil:
-		b.WriteString(m.approvalView())
+		top = append(top, strings.Split(m.approvalView(), "\n")...)
 	case m.question != nil:
-		b.WriteString(m.questionView())
+		top = append(top, strings.Split(wrapLines(strings.TrimRight(m.questionView(), "\n"), m.width), "\n")...)
 	case m.partial != "":
-		b.WriteString(m.partial + "\n")
+		top = append(top, strings.Split(wrapLines(m.partial, m.width), "\n")...)
 	}
-	if m.approval == nil || m.explaining {
-		if m.explaining {
-			b.WriteString(m.pal.dim("why not? (the model reads it; Enter sends, Esc goes back)") + "\n")
-		}
-		inputLine = strings.Count(b.String(), "\n")
-		b.WriteString(m.input.View() + "\n")
+	if t := m.text.String(); t != "" {
+		// The message streaming in goes above the calls; of it, only
+		// the lines that fit are taken from the rendering.
+		top = append(tailLines(m.stream.render(t, m.width), max(room-len(top), 0)), top...)
 	}
-	if m.note != "" {
-		b.WriteString(m.pal.dim(m.note) + "\n")
+	if len(top) > room {
+		top = top[len(top)-max(room, 0):]
 	}
-	b.WriteString(statusLine(m.pal, m.status, m.width))
-	return b.String(), inputLine
+	if len(bottom) > m.maxLive() {
+		// A terminal too short for even the input and the status line.
+		cut := len(bottom) - m.maxLive()
+		bottom, inputLine = bottom[cut:], inputLine-cut
+	}
+	if inputLine >= 0 {
+		inputLine += len(top)
+	}
+	return strings.Join(append(top, bottom...), "\n"), inputLine
 }
 
+// callLines returns the lines of the calls running.
+func (m *chatModel) callLines() []string {
+	var lines []string
+	for _, c := range m.calls {
+		lines = append(lines, strings.Split(wrapLines(c.header+m.pal.dim(" …"), m.width), "\n")...)
+	}
+	return lines
+}
+
+// bottom returns the lines under what is going on: the input (unless a
+// call waits for a key), a note and the status line, and the line the
+// input starts on (-1 when it is not shown).
+func (m *chatModel) bottom() (lines []string, inputLine int) {
+	inputLine = -1
+	if m.approval == nil || m.explaining {
+		if m.explaining {
+			lines = append(lines, strings.Split(wrapLines(m.pal.dim("why not? (the model reads it; Enter sends, Esc goes back)"), m.width), "\n")...)
+		}
+		inputLine = len(lines)
+		lines = append(lines, strings.Split(m.input.View(), "\n")...)
+	}
+	if m.note != "" {
+		lines = append(lines, strings.Split(wrapLines(m.pal.dim(m.note), m.width), "\n")...)
+	}
+	return append(lines, statusLine(m.pal, m.status, m.width)), inputLine
+}
+
+// approvalView is the call that asks, as the screen shows it: the call,
+// what it will do (unless printed above) and why it asks, and the
+// answers, wrapped at the screen's width.
 func (m *chatModel) approvalView() string {
 	a := m.approval
-	var b strings.Builder
-	b.WriteString(m.pal.yellow("wield wants to call ") + a.header + "\n")
-	b.WriteString(indent(strings.TrimRight(a.preview, "\n"), "  ") + "\n")
-	if a.reason != "" {
-		b.WriteString("  " + m.pal.dim("asks because: ") + a.reason + "\n")
+	head := a.details(m.pal)
+	if a.shownAbove {
+		head = m.pal.yellow("wield wants to call") + " " + a.header + "\n  " + m.pal.dim("(what it will do is printed above)") + "\n"
 	}
-	if a.rulesErr != nil {
-		b.WriteString("  " + m.pal.dim("(no rule can allow this for good: "+a.rulesErr.Error()+")") + "\n")
+	return wrapLines(strings.TrimRight(head, "\n"), m.width) + "\n" + a.keys(m.pal, m.width)
+}
+
+// tailLines returns the last n lines of s, or all of them when it has
+// fewer, without looking at the lines before.
+func tailLines(s string, n int) []string {
+	if n < 1 {
+		return nil
 	}
-	keys := m.pal.bold("y") + " yes  " + m.pal.bold("n") + " no  " + m.pal.bold("e") + " no, and say why"
-	if len(a.rules) > 0 {
-		keys += "  " + m.pal.bold("a") + " always in this session (" + ruleNames(a) + ")  " + m.pal.bold("p") + " always in this project"
+	start := len(s)
+	for range n {
+		i := strings.LastIndexByte(s[:start], '\n')
+		if i < 0 {
+			return strings.Split(s, "\n")
+		}
+		start = i
 	}
-	b.WriteString("  " + keys + "\n")
-	return b.String()
+	return strings.Split(s[start+1:], "\n")
 }
 
 func (m *chatModel) questionView() string {

@@ -456,9 +456,9 @@ func TestChatScreen_Views(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := &approvalRequest{header: toolHeader(m.pal, fs.NewReplace(fs.Config{}).Spec(), args), reason: "replace: no rule allows it", rules: rules,
+	req := &approvalRequest{approvalPrompt: approvalPrompt{header: toolHeader(m.pal, fs.NewReplace(fs.Config{}).Spec(), args), reason: "replace: no rule allows it",
 		preview: renderChange(m.pal, fs.Change{Path: "main.go", Old: "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n", New: "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n"}),
-		reply:   make(chan tool.Decision, 1)}
+		rules:   ruleStrings(rules)}, rules: rules, reply: make(chan tool.Decision, 1)}
 	m.Update(approvalMsg{req})
 	shot("a call asks")
 	m.Update(runes("e"))
@@ -537,5 +537,47 @@ func TestChatScreen_WhileRunning(t *testing.T) {
 	}
 	if m.note != "the model is still at work: wait, or Esc to cancel it" {
 		t.Errorf("note after a task typed while one runs = %q", m.note)
+	}
+}
+
+// ruleStrings returns the rules as an approval names them.
+func ruleStrings(rules []policy.Rule) []string {
+	var names []string
+	for _, r := range rules {
+		names = append(names, r.String())
+	}
+	return names
+}
+
+// TestChatScreen_TallMessage streams a message taller than the terminal:
+// the screen keeps to the terminal's height less one row, showing the
+// message's last lines above the input and the status line, and once
+// the message is complete it is printed whole, and the screen holds
+// only the input and the status line.
+func TestChatScreen_TallMessage(t *testing.T) {
+	m := screenByHand(t)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 12})
+	m.running = true
+	var text strings.Builder
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&text, "line %d\n\n", i)
+	}
+	m.Update(eventMsg{agent.Event{Kind: agent.EventText, Text: text.String()}})
+	lines := strings.Split(strings.TrimRight(steady(screenOf(m)), "\n"), "\n")
+	if len(lines) != 11 {
+		t.Errorf("the screen has %d lines, want 11 on a terminal of 12:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	if want := []string{"line 36", "", "line 37", "", "line 38", "", "line 39", "", "line 40", "> Ask wield, or /help"}; !slices.Equal(lines[:10], want) {
+		t.Errorf("the screen shows\n%s\nwant the message's last lines, then the input", strings.Join(lines, "\n"))
+	}
+	m.Update(eventMsg{agent.Event{Kind: agent.EventRoundFinished}})
+	printed := strings.Join(slices.Concat(m.printed, m.queue), "\n")
+	for i := 1; i <= 40; i++ {
+		if n := strings.Count(printed+"\n", fmt.Sprintf("line %d\n", i)); n != 1 {
+			t.Errorf("line %d is printed %d times, want once", i, n)
+		}
+	}
+	if got := strings.Count(steady(screenOf(m)), "\n"); got != 2 {
+		t.Errorf("after the message the screen has %d lines, want the input and the status line:\n%s", got, screenOf(m))
 	}
 }

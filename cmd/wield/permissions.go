@@ -66,7 +66,7 @@ func (g *globals) newApprover(in io.Reader, p *policy.Policy, ws string) *termin
 		rel = local
 	}
 	return &terminalApprover{
-		in: bufio.NewReader(in), out: g.stderr, pal: pal, project: rel,
+		in: bufio.NewReader(in), out: g.stderr, pal: pal, project: rel, width: func() int { return terminalWidth(g.stderr) },
 		preview: func(c *tool.Call, t *tool.Tool, args json.RawMessage) string {
 			return approvalPreview(pal, p, c, t.Name(), args)
 		},

@@ -359,8 +359,14 @@ func visibleSpace(s string) string {
 	return r.Replace(body) + tail
 }
 
+// alignCommands is the widest a command may be to be padded, so that
+// the reasons after such commands line up; longer commands are shown
+// whole, and their reasons follow them.
+const alignCommands = 60
+
 // renderCommand shows a shell line and, under it, each of its commands
-// marked as the rules judge it, with the reason.
+// (whole, its white space collapsed) marked as the rules judge it, with
+// the reason.
 func renderCommand(p palette, line string, vs []policy.CommandVerdict) string {
 	var b strings.Builder
 	for i, l := range strings.Split(line, "\n") {
@@ -372,7 +378,9 @@ func renderCommand(p palette, line string, vs []policy.CommandVerdict) string {
 	}
 	width := 0
 	for _, v := range vs {
-		width = max(width, len([]rune(oneLine(v.Command, 60))))
+		if n := len([]rune(strings.Join(strings.Fields(v.Command), " "))); n <= alignCommands {
+			width = max(width, n)
+		}
 	}
 	for _, v := range vs {
 		var mark string
@@ -384,8 +392,8 @@ func renderCommand(p palette, line string, vs []policy.CommandVerdict) string {
 		default:
 			mark = p.yellow("? asks    ")
 		}
-		cmd := oneLine(v.Command, 60)
-		pad := strings.Repeat(" ", width-len([]rune(cmd)))
+		cmd := strings.Join(strings.Fields(v.Command), " ")
+		pad := strings.Repeat(" ", max(width-len([]rune(cmd)), 0))
 		fmt.Fprintf(&b, "  %s %s%s  %s\n", mark, cmd, pad, p.dim(v.Reason))
 	}
 	return b.String()

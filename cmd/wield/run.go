@@ -360,8 +360,11 @@ lines instead (schema: docs/cli.md). Log records go to .wield/logs/wield.log
 (--debug: to standard error).
 
 At a terminal, calls the permission rules do not allow ask first, showing an
-edit as a diff and a shell line command by command; "always" saves a narrow
-rule in .wield/settings.local.json. Without a terminal such calls are denied
+edit as a diff and a shell line command by command, wrapped at the
+terminal's width, and wait for an answer, the same as in wield chat: y yes,
+n no, e no and say why (the model reads it), a always in this session, p
+always in this project (a narrow rule saved in .wield/settings.local.json).
+Without a terminal such calls are denied
 (the model is told why) and the run ends with exit status 3. Exit statuses:
 0 done, 1 failed, 2 usage, 3 denied for want of approval, 130 interrupted.
 
