@@ -118,13 +118,18 @@ func newChatModel(c *chat, color bool) *chatModel {
 }
 
 // newChatInput returns the chat's input, focused: one line high, growing
-// with its text up to 12.
+// with its text (the lines it wraps to) up to 12.
 func newChatInput(color bool) textarea.Model {
 	in := textarea.New()
 	in.Prompt = "> "
 	in.Placeholder = "Ask wield, or /help"
 	in.ShowLineNumbers = false
 	in.CharLimit = 0
+	// The textarea sizes itself, before it scrolls: sized after a key
+	// (as it was), a new line scrolled the first out of a one-line input
+	// and the input then grew by an empty line.
+	in.DynamicHeight = true
+	in.MinHeight = 1
 	in.MaxHeight = 12
 	in.SetHeight(1)
 	plain := lipgloss.NewStyle()
@@ -198,7 +203,6 @@ func (m *chatModel) paste(p tea.PasteMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(p)
-	m.fitInput()
 	return cmd
 }
 
@@ -217,7 +221,6 @@ func (m *chatModel) key(k tea.KeyPressMsg) tea.Cmd {
 			m.stop()
 		case m.input.Value() != "":
 			m.input.Reset()
-			m.fitInput()
 		}
 		m.note = "Ctrl-C again to quit"
 		return nil
@@ -252,16 +255,10 @@ func (m *chatModel) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
-	m.fitInput()
 	if v := m.input.Value(); strings.HasPrefix(v, "/") && !strings.Contains(v, " ") && m.busy == "" {
 		m.note = strings.Join(m.c.completions(v), "  ")
 	}
 	return cmd
-}
-
-// fitInput makes the input as tall as its text.
-func (m *chatModel) fitInput() {
-	m.input.SetHeight(min(max(m.input.LineCount(), 1), m.input.MaxHeight))
 }
 
 // browse moves through the input history.
@@ -285,7 +282,6 @@ func (m *chatModel) browse(up bool) {
 	} else {
 		m.input.SetValue(m.history[m.histPos])
 	}
-	m.fitInput()
 }
 
 // complete completes a slash command's name, as far as the commands
@@ -359,7 +355,6 @@ func (m *chatModel) submit() tea.Cmd {
 		return nil
 	}
 	m.input.Reset()
-	m.fitInput()
 	if len(m.history) == 0 || m.history[len(m.history)-1] != text {
 		m.history = append(m.history, text)
 	}

@@ -549,6 +549,27 @@ func ruleStrings(rules []policy.Rule) []string {
 	return names
 }
 
+// TestChatScreen_MultiLineInput types a line, a new line (Ctrl+J) and a
+// second line: the input shows both, the cursor on the second. (Sized
+// after the key, the input used to scroll the first line out and show
+// an empty one under the second.)
+func TestChatScreen_MultiLineInput(t *testing.T) {
+	m := screenByHand(t)
+	for _, k := range []tea.Msg{runes("one"), tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl}, runes("two")} {
+		m.Update(k)
+	}
+	lines := strings.Split(steady(screenOf(m)), "\n")
+	if want := []string{"> one", "> two"}; !slices.Equal(lines[:2], want) {
+		t.Errorf("the screen starts %q, want %q", lines[:2], want)
+	}
+	if len(lines) != 4 { // the input's two lines, the status line, and the end
+		t.Errorf("the screen has %d lines, want the input's two and the status line:\n%s", len(lines)-1, steady(screenOf(m)))
+	}
+	if c := m.View().Cursor; c == nil || c.Y != 1 || c.X != len("> two") {
+		t.Errorf("the cursor = %+v, want after two, on the second line", c)
+	}
+}
+
 // TestChatScreen_TallMessage streams a message taller than the terminal:
 // the screen keeps to the terminal's height less one row, showing the
 // message's last lines above the input and the status line, and once
