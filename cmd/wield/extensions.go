@@ -251,17 +251,10 @@ func fetchSource(ctx context.Context, src string) (string, func(), error) {
 	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
-// slashArgs accepts one argument (the task), none (the task on standard
-// input), or a plugin command with its arguments: /NAME ARG….
-func slashArgs(cmd *cobra.Command, args []string) error {
-	if len(args) > 1 && !strings.HasPrefix(args[0], "/") {
-		return fmt.Errorf("give the task as one argument (quote it), or a plugin command as /NAME ARGS; got %d arguments", len(args))
-	}
-	return nil
-}
-
-// joinSlash returns a plugin command's words as one task.
-func joinSlash(args []string) []string {
+// taskWords returns the words of a task, or of a plugin command with its
+// arguments (/NAME ARG…), as one task: wield run say hello world is the
+// task "say hello world". None means the task comes on standard input.
+func taskWords(args []string) []string {
 	if len(args) > 1 {
 		return []string{strings.Join(args, " ")}
 	}

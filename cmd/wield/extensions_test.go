@@ -7,24 +7,19 @@ import (
 	"testing"
 )
 
-func TestSlashArgs(t *testing.T) {
+func TestTaskWords(t *testing.T) {
 	tests := []struct {
 		args []string
-		ok   bool
 		want []string
 	}{
-		{nil, true, nil},
-		{[]string{"fix the build"}, true, []string{"fix the build"}},
-		{[]string{"/review", "./pkg", "warning"}, true, []string{"/review ./pkg warning"}},
-		{[]string{"fix", "the", "build"}, false, nil},
+		{nil, nil},
+		{[]string{"fix the build"}, []string{"fix the build"}},
+		{[]string{"/review", "./pkg", "warning"}, []string{"/review ./pkg warning"}},
+		{[]string{"say", "hello", "world"}, []string{"say hello world"}},
 	}
 	for _, tt := range tests {
-		err := slashArgs(nil, tt.args)
-		if (err == nil) != tt.ok {
-			t.Errorf("slashArgs(%q) = %v, want ok %v", tt.args, err, tt.ok)
-		}
-		if tt.ok && !slices.Equal(joinSlash(tt.args), tt.want) {
-			t.Errorf("joinSlash(%q) = %q, want %q", tt.args, joinSlash(tt.args), tt.want)
+		if got := taskWords(tt.args); !slices.Equal(got, tt.want) {
+			t.Errorf("taskWords(%q) = %q, want %q", tt.args, got, tt.want)
 		}
 	}
 }

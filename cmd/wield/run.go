@@ -343,13 +343,14 @@ func newRunCommand(g *globals) *cobra.Command {
 	f := &runFlags{}
 	d := &durableFlags{}
 	cmd := &cobra.Command{
-		Use:   "run [flags] TASK",
+		Use:   "run [flags] TASK...",
 		Short: "work a task with a model and tools",
 		Long: `Run gives TASK to a model together with wield's tools and works it to the
 end: the model calls tools, wield runs them (validated, bounded, in parallel
 where safe) and feeds the results back, until the model answers, the round
-limit is reached or a loop is detected. TASK is read from standard input when
-it is - or absent.
+limit is reached or a loop is detected. TASK is its words (wield run fix the
+failing test works; quote what the shell would change, such as * or ?), and is
+read from standard input when it is - or absent.
 
 The answer streams to standard output. Standard error shows one line as each
 tool call starts (the tool and its path, command, pattern or URL) and one when
@@ -386,9 +387,9 @@ run ends with the plan on standard output, and a later run with --session ID
 --mode default carries it out.
 
 See also: wield chat, wield session, wield doctor, docs/cli.md.`,
-		Args: slashArgs, // one task, or /COMMAND ARGS: see extensions.go
+		Args: cobra.ArbitraryArgs, // the task's words, or /COMMAND ARGS: see extensions.go
 		RunE: func(cmd *cobra.Command, args []string) error {
-			task, err := readTask(g.stdin, joinSlash(args))
+			task, err := readTask(g.stdin, taskWords(args))
 			if err != nil {
 				return &exitError{exitUsage, err}
 			}
