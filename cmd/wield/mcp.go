@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -144,10 +145,12 @@ func (g *globals) serveMCP(ctx context.Context, f *mcpFlags) error {
 		if err != nil {
 			return nil, err
 		}
-		if list := splitList(f.tools, nil); len(list) > 0 {
-			if reg, err = reg.Filter(list); err != nil {
-				return nil, &exitError{exitUsage, fmt.Errorf("--tools: %w", err)}
-			}
+		// As in a run: the tools that can do lasting harm only when
+		// named, and ask_user only when named (the client's agent may
+		// have nobody to ask).
+		list := splitList(f.tools, nil)
+		if reg, _, err = wield.SelectTools(reg, list, slices.Contains(list, "ask_user")); err != nil {
+			return nil, &exitError{exitUsage, fmt.Errorf("--tools: %w", err)}
 		}
 		if list := splitList(f.exclude, nil); len(list) > 0 {
 			reg = reg.Exclude(list)
