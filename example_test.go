@@ -39,7 +39,7 @@ func ExampleNew() {
 		log.Fatal(err)
 	}
 	defer a.Close()
-	s, err := a.Store.Create(session.Header{Agent: "example"})
+	s, err := a.Store.Create(ctx, session.Header{Agent: "example"})
 	if err != nil {
 		log.Fatal(err)
 	}

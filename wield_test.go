@@ -56,7 +56,7 @@ func TestNew_runsATask(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	s, err := a.Store.Create(session.Header{Agent: "test"})
+	s, err := a.Store.Create(t.Context(), session.Header{Agent: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestNew_hidesKnownSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	s, err := a.Store.Create(session.Header{Agent: "test"})
+	s, err := a.Store.Create(t.Context(), session.Header{Agent: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func BenchmarkAgent_RoundJournaled(b *testing.B) {
 	p := benchScript(b, rounds)
 	a := newAgent(b, p, testRegistry(b), Config{})
 	store := &session.Store{Dir: b.TempDir(), Logger: slog.New(slog.DiscardHandler)}
-	s, err := store.Create(session.Header{ID: "bench"})
+	s, err := store.Create(b.Context(), session.Header{ID: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func TestDurableSessionCancelAndContinue(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := &session.Store{Dir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)}
-	s, err := store.Create(session.Header{ID: "durable"})
+	s, err := store.Create(ctx, session.Header{ID: "durable"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestDurableSessionCancelAndContinue(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s, err = store.Open("durable")
+	s, err = store.Open(t.Context(), "durable")
 	if err != nil {
 		t.Fatal(err)
 	}

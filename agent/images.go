@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -20,7 +21,7 @@ const DefaultMaxImages = 3
 // image's Hash without its Data, and Image returns the bytes. It must be
 // safe for concurrent use.
 type ImageStore interface {
-	Image(hash string) ([]byte, error)
+	Image(ctx context.Context, hash string) ([]byte, error)
 }
 
 // KeepImages returns msgs with only the last keep images of tool messages
@@ -91,7 +92,7 @@ func withNote(content, note string) string {
 // request of the session. The type sent is the one the header says. It
 // changes the messages of msgs in place (they are the prompt's own) but
 // not their image slices, which may be shared with the session.
-func loadImages(s Session, msgs []llm.Message, cache map[string][]byte) {
+func loadImages(ctx context.Context, s Session, msgs []llm.Message, cache map[string][]byte) {
 	store, _ := s.(ImageStore)
 	used := map[string]bool{}
 	for i := range msgs {
@@ -109,7 +110,7 @@ func loadImages(s Session, msgs []llm.Message, cache map[string][]byte) {
 				case img.Hash == "" || store == nil:
 					err = errors.New("its bytes were not kept")
 				default:
-					data, err = store.Image(img.Hash)
+					data, err = store.Image(ctx, img.Hash)
 				}
 				if err != nil {
 					m.Content = withNote(m.Content, badImageNote(m.ToolCallID, img, err))

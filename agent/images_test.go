@@ -57,7 +57,7 @@ func TestImageBudget(t *testing.T) {
 		`{"turn":2,"round":3,"text":"looked twice more"}`)
 	a := newAgent(t, p, testRegistry(t, shotTool()), Config{})
 	store := &session.Store{Dir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)}
-	s, err := store.Create(session.Header{ID: "shots"})
+	s, err := store.Create(t.Context(), session.Header{ID: "shots"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestImageBudget(t *testing.T) {
 				t.Errorf("turn of %s keeps image bytes in the journal", turn.CallID)
 			}
 			hashes = append(hashes, img.Hash)
-			if got, err := s.Image(img.Hash); err != nil || !bytes.Equal(got, shotBytes(turn.CallID)) {
+			if got, err := s.Image(t.Context(), img.Hash); err != nil || !bytes.Equal(got, shotBytes(turn.CallID)) {
 				t.Errorf("blob of %s = %q, %v; want its bytes", turn.CallID, got, err)
 			}
 		}
@@ -160,7 +160,7 @@ type fakeStore struct {
 	blobs map[string][]byte
 }
 
-func (f fakeStore) Image(hash string) ([]byte, error) {
+func (f fakeStore) Image(_ context.Context, hash string) ([]byte, error) {
 	if b, ok := f.blobs[hash]; ok {
 		return b, nil
 	}
@@ -184,7 +184,7 @@ func TestLoadImages(t *testing.T) {
 	}
 	shared := msgs[0].Images
 	cache := map[string][]byte{"stale": nil}
-	loadImages(s, msgs, cache)
+	loadImages(t.Context(), s, msgs, cache)
 	if len(msgs[0].Images) != 1 || msgs[0].Images[0].MIMEType != "image/png" || msgs[0].Images[0].Width != 64 || !bytes.Equal(msgs[0].Images[0].Data, pic) {
 		t.Errorf("images of a = %+v, want the loaded PNG", msgs[0].Images)
 	}

@@ -51,7 +51,7 @@ func TestImagesFromTheJournalReachTheWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := &session.Store{Dir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)}
-	s, err := store.Create(session.Header{ID: "wire"})
+	s, err := store.Create(t.Context(), session.Header{ID: "wire"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -237,7 +237,7 @@ func (a *Agent) callModel(ctx context.Context, s Session, st *runState, n int, t
 		if st.images == nil {
 			st.images = map[string][]byte{}
 		}
-		loadImages(s, msgs, st.images)
+		loadImages(ctx, s, msgs, st.images)
 	default:
 		clear(st.images) // what loadImages does with a prompt without images
 	}

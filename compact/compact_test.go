@@ -112,7 +112,7 @@ func (w *worker) Stream(ctx context.Context, req *llm.Request, handle func(llm.E
 func TestSixtyRoundsCompactAutomatically(t *testing.T) {
 	ctx := t.Context()
 	store := newStore(t)
-	s, err := store.Create(session.Header{ID: "long"})
+	s, err := store.Create(ctx, session.Header{ID: "long"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +256,7 @@ func TestReviewerRejectsAndRepairFixes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			store := newStore(t)
-			s, err := store.Create(session.Header{ID: "r"})
+			s, err := store.Create(t.Context(), session.Header{ID: "r"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -318,7 +318,7 @@ func TestReviewerRejectsAndRepairFixes(t *testing.T) {
 // the prompt exactly.
 func TestHumanGateAndUndo(t *testing.T) {
 	store := newStore(t)
-	s, err := store.Create(session.Header{ID: "g"})
+	s, err := store.Create(t.Context(), session.Header{ID: "g"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +373,7 @@ func TestHumanGateAndUndo(t *testing.T) {
 func TestMaybeCompactGuards(t *testing.T) {
 	ctx := t.Context()
 	store := newStore(t)
-	s, err := store.Create(session.Header{ID: "m"})
+	s, err := store.Create(ctx, session.Header{ID: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +428,7 @@ func TestMaybeCompactGuards(t *testing.T) {
 // the loop rebuilds its prompt.
 func BenchmarkProjection(b *testing.B) {
 	store := &session.Store{Dir: b.TempDir(), Logger: slog.New(slog.DiscardHandler), Sync: session.SyncNever}
-	s, err := store.Create(session.Header{ID: "bench"})
+	s, err := store.Create(b.Context(), session.Header{ID: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -469,7 +469,7 @@ func BenchmarkProjection(b *testing.B) {
 // compaction does not count as a failure.
 func TestBeforeAndAfter(t *testing.T) {
 	store := newStore(t)
-	s, err := store.Create(session.Header{ID: "h"})
+	s, err := store.Create(t.Context(), session.Header{ID: "h"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -521,7 +521,7 @@ func TestBeforeAndAfter(t *testing.T) {
 	}
 
 	// Automatic: a block is no failure.
-	a, err := store.Create(session.Header{ID: "auto"})
+	a, err := store.Create(t.Context(), session.Header{ID: "auto"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -568,7 +568,7 @@ func (s *spy) Stream(ctx context.Context, req *llm.Request, handle func(llm.Even
 // rejection drives the repair round, and the verdict names it.
 func TestReviewAgent(t *testing.T) {
 	store := newStore(t)
-	s, err := store.Create(session.Header{ID: "ra"})
+	s, err := store.Create(t.Context(), session.Header{ID: "ra"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,14 +74,14 @@ func Apply(ctx context.Context, sess *session.Session, plan *Plan, opts *ApplyOp
 			applyErr = err
 			break
 		}
-		if a.Problem == "" && a.Target.Exists() && !blobs.Has(a.Target.Hash) {
+		if a.Problem == "" && a.Target.Exists() && !blobs.Has(ctx, a.Target.Hash) {
 			a.Problem = "its earlier content is no longer saved (dropped to keep the session under its size limit)"
 		}
 		if a.Problem != "" {
 			res.Skipped = append(res.Skipped, a)
 			continue
 		}
-		cur, err := restore(blobs, a)
+		cur, err := restore(ctx, blobs, a)
 		if err != nil {
 			applyErr = fmt.Errorf("undo %s: %w", a.Path, err)
 			break
@@ -123,7 +123,7 @@ func Apply(ctx context.Context, sess *session.Session, plan *Plan, opts *ApplyOp
 
 // restore puts a.Target in place and returns the file as it was, whose
 // content it has kept in blobs.
-func restore(blobs *session.Blobs, a Action) (session.FileRef, error) {
+func restore(ctx context.Context, blobs *session.Blobs, a Action) (session.FileRef, error) {
 	r, err := os.OpenRoot(a.Root)
 	if err != nil {
 		return session.FileRef{}, err
@@ -142,7 +142,7 @@ func restore(blobs *session.Blobs, a Action) (session.FileRef, error) {
 		if session.HashBytes(data) != cur.Hash {
 			return session.FileRef{}, errors.New("the file changed while it was being undone; try again")
 		}
-		if _, err := blobs.Put(data); err != nil {
+		if _, err := blobs.Put(ctx, data); err != nil {
 			return session.FileRef{}, err
 		}
 	}
@@ -158,7 +158,7 @@ func restore(blobs *session.Blobs, a Action) (session.FileRef, error) {
 		}
 		return cur, nil
 	}
-	data, err := blobs.Get(a.Target.Hash)
+	data, err := blobs.Get(ctx, a.Target.Hash)
 	if err != nil {
 		return cur, err
 	}

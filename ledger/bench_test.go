@@ -29,7 +29,7 @@ func BenchmarkWriteFile(b *testing.B) {
 			}
 			defer ws.Close()
 			store := &session.Store{Dir: filepath.Join(b.TempDir(), "sessions")}
-			sess, err := store.Create(session.Header{})
+			sess, err := store.Create(b.Context(), session.Header{})
 			if err != nil {
 				b.Fatal(err)
 			}

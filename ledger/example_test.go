@@ -20,7 +20,7 @@ func Example() {
 	root := filepath.Join(dir, "work")
 	_ = os.MkdirAll(root, 0o755)
 	store := &session.Store{Dir: filepath.Join(dir, "sessions")}
-	sess, _ := store.Create(session.Header{})
+	sess, _ := store.Create(ctx, session.Header{})
 	defer sess.Close()
 	_ = sess.Begin(ctx, "greet")
 

@@ -377,7 +377,7 @@ func (w *walker) hashAll(ctx context.Context) error {
 					results[i] = result{path: p, err: err}
 					continue
 				}
-				h, err := blobs.Put(data)
+				h, err := blobs.Put(ctx, data)
 				results[i] = result{path: p, hash: h, err: err}
 			}
 		})

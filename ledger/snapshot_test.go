@@ -37,7 +37,7 @@ func TestSnapshotterTake(t *testing.T) {
 	if diff := cmp.Diff([]string{".gitignore", "a.txt", "l"}, sorted(paths)); diff != "" {
 		t.Errorf("snapshot paths (-want +got):\n%s", diff)
 	}
-	data, err := s.Blobs().Get(tree.Files["l"].Hash)
+	data, err := s.Blobs().Get(t.Context(), tree.Files["l"].Hash)
 	if err != nil || string(data) != "a.txt" {
 		t.Errorf("the link's blob = %q, %v; want its target", data, err)
 	}

@@ -118,7 +118,7 @@ func (t *Tracker) RoundEnded(ctx context.Context, id string) error {
 			continue
 		}
 		rs := ShellChanges(start.trees[i], after, tools, func(rel string) bool { return exists(w.Root, rel) })
-		if err := copyBlobs(w.Snapshots.Blobs(), sess.Blobs(), rs); err != nil {
+		if err := copyBlobs(ctx, w.Snapshots.Blobs(), sess.Blobs(), rs); err != nil {
 			return fmt.Errorf("record the changes of session %s in %s: %w", id, w.Root, err)
 		}
 		records = append(records, rs...)
@@ -126,7 +126,7 @@ func (t *Tracker) RoundEnded(ctx context.Context, id string) error {
 	if err := sess.AppendFileRecords(records); err != nil {
 		return err
 	}
-	rep, err := sess.PruneBlobs(t.MaxBlobBytes)
+	rep, err := sess.PruneBlobs(ctx, t.MaxBlobBytes)
 	if err != nil {
 		return fmt.Errorf("prune the saved contents of session %s: %w", id, err)
 	}
@@ -138,17 +138,17 @@ func (t *Tracker) RoundEnded(ctx context.Context, id string) error {
 }
 
 // copyBlobs copies the contents records name from src to dst.
-func copyBlobs(src, dst *session.Blobs, records []session.FileRecord) error {
+func copyBlobs(ctx context.Context, src, dst *session.Blobs, records []session.FileRecord) error {
 	for _, r := range records {
 		for _, h := range []string{r.BeforeHash, r.AfterHash} {
-			if h == "" || dst.Has(h) {
+			if h == "" || dst.Has(ctx, h) {
 				continue
 			}
-			data, err := src.Get(h)
+			data, err := src.Get(ctx, h)
 			if err != nil {
 				return err
 			}
-			if _, err := dst.Put(data); err != nil {
+			if _, err := dst.Put(ctx, data); err != nil {
 				return err
 			}
 		}

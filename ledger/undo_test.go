@@ -44,7 +44,7 @@ func newEnv(t *testing.T, files map[string]string) *env {
 	}
 	state := t.TempDir()
 	store := &session.Store{Dir: filepath.Join(state, "sessions")}
-	sess, err := store.Create(session.Header{})
+	sess, err := store.Create(t.Context(), session.Header{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func TestServeImage(t *testing.T) {
 	}
 	defer root.Close()
 	store := &session.Store{Dir: t.TempDir(), Logger: quiet()}
-	s, err := store.Create(session.Header{ID: "pics"})
+	s, err := store.Create(t.Context(), session.Header{ID: "pics"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestServeImage(t *testing.T) {
 	if !ok || img.MIMEType != "image/png" || !bytes.Equal(img.Data, pic) {
 		t.Errorf("content[1] = %#v, want the PNG as image content", res.Content[1])
 	}
-	st, err := store.Load("pics")
+	st, err := store.Load(t.Context(), "pics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestServeImage(t *testing.T) {
 	if len(last.Images) != 1 || last.Images[0].Data != nil || last.Images[0].Width != 3 {
 		t.Fatalf("recorded images = %+v, want one by hash", last.Images)
 	}
-	if got, err := store.Blobs("pics").Get(last.Images[0].Hash); err != nil || !bytes.Equal(got, pic) {
+	if got, err := store.Blobs("pics").Get(t.Context(), last.Images[0].Hash); err != nil || !bytes.Equal(got, pic) {
 		t.Errorf("blob = %d bytes, %v; want the PNG", len(got), err)
 	}
 }

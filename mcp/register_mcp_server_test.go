@@ -134,7 +134,7 @@ func TestRegisteredServerAsksUntilConfirmed(t *testing.T) {
 		return tool.Decision{Verdict: tool.Allow, Reason: "yolo"}
 	})
 	r := tool.NewRunner(run, &tool.RunnerOptions{Logger: quiet(), Gate: ConfirmGate(m, inner), Approver: asks})
-	sess, err := store.Create(session.Header{ID: "s1"})
+	sess, err := store.Create(t.Context(), session.Header{ID: "s1"})
 	if err != nil {
 		t.Fatal(err)
 	}

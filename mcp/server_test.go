@@ -199,7 +199,7 @@ func TestProgressAndCancellation(t *testing.T) {
 
 func TestSessionRecording(t *testing.T) {
 	store := &session.Store{Dir: t.TempDir(), Logger: quiet()}
-	s, err := store.Create(session.Header{ID: "mcp"})
+	s, err := store.Create(t.Context(), session.Header{ID: "mcp"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestSessionRecording(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st, err := store.Load("mcp")
+	st, err := store.Load(t.Context(), "mcp")
 	if err != nil {
 		t.Fatal(err)
 	}

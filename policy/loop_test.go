@@ -52,7 +52,7 @@ func TestApprovalsThroughTheLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := &session.Store{Dir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)}
-	s, err := store.Create(session.Header{ID: "approve"})
+	s, err := store.Create(t.Context(), session.Header{ID: "approve"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,11 +70,11 @@ func TestApprovalsThroughTheLoop(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Load("approve")
+	st, err := store.Load(t.Context(), "approve")
 	if err != nil || !st.Open() {
 		t.Fatalf("paused session is not open in the journal: %v", err)
 	}
-	s, err = store.Open("approve")
+	s, err = store.Open(t.Context(), "approve")
 	if err != nil {
 		t.Fatal(err)
 	}

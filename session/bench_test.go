@@ -64,7 +64,7 @@ func BenchmarkAppend(b *testing.B) {
 					st.Sync = SyncAlways
 				}
 				writeJournal(b, st, "bench", n)
-				s, err := st.Open("bench")
+				s, err := st.Open(b.Context(), "bench")
 				must(b, err)
 				defer s.Close()
 				must(b, s.Begin(b.Context(), "bench"))
@@ -133,7 +133,7 @@ func BenchmarkLoad(b *testing.B) {
 	writeJournal(b, st, "bench", 100_000)
 	b.ResetTimer()
 	for b.Loop() {
-		got, err := st.Load("bench")
+		got, err := st.Load(b.Context(), "bench")
 		if err != nil {
 			b.Fatal(err)
 		}

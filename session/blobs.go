@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	iofs "io/fs"
@@ -45,19 +46,21 @@ func NewBlobs(dir string, sync bool) *Blobs { return &Blobs{dir: dir, noSync: !s
 // Image returns the bytes of the tool image hash from the session's blob
 // store; a tool_response turn's [Turn.Images] carry only the hashes. The
 // error wraps [ErrBlobMissing] when the store does not hold it.
-func (s *Session) Image(hash string) ([]byte, error) { return s.Blobs().Get(hash) }
+func (s *Session) Image(ctx context.Context, hash string) ([]byte, error) {
+	return s.Blobs().Get(ctx, hash)
+}
 
 // putImages stores the bytes of imgs and returns them as the journal
 // keeps them: hash, type and size, without the bytes. An image without
 // bytes is kept as it is (it was stored before).
-func (b *Blobs) putImages(imgs []tool.Image) ([]tool.Image, error) {
+func (b *Blobs) putImages(ctx context.Context, imgs []tool.Image) ([]tool.Image, error) {
 	if len(imgs) == 0 {
 		return nil, nil
 	}
 	out := make([]tool.Image, len(imgs))
 	for i, img := range imgs {
 		if len(img.Data) > 0 {
-			h, err := b.Put(img.Data)
+			h, err := b.Put(ctx, img.Data)
 			if err != nil {
 				return nil, fmt.Errorf("image %d of the result: %w", i+1, err)
 			}
@@ -72,20 +75,20 @@ func (b *Blobs) putImages(imgs []tool.Image) ([]tool.Image, error) {
 // copyImages puts into dst the pictures turns name that src holds, so
 // that a fork sees the pictures of the turns it keeps; one src lacks
 // (retention dropped it) is left out, as it was before.
-func copyImages(src, dst *Blobs, turns []Turn) error {
+func copyImages(ctx context.Context, src, dst *Blobs, turns []Turn) error {
 	for _, t := range turns {
 		for _, img := range t.Images {
-			if img.Hash == "" || dst.Has(img.Hash) {
+			if img.Hash == "" || dst.Has(ctx, img.Hash) {
 				continue
 			}
-			data, err := src.Get(img.Hash)
+			data, err := src.Get(ctx, img.Hash)
 			if errors.Is(err, ErrBlobMissing) {
 				continue
 			}
 			if err != nil {
 				return err
 			}
-			if _, err := dst.Put(data); err != nil {
+			if _, err := dst.Put(ctx, data); err != nil {
 				return err
 			}
 		}
@@ -98,7 +101,7 @@ func copyImages(src, dst *Blobs, turns []Turn) error {
 func (b *Blobs) Dir() string { return b.dir }
 
 // size returns the length of blob hash.
-func (b *Blobs) size(hash string) (int64, error) {
+func (b *Blobs) size(ctx context.Context, hash string) (int64, error) {
 	if b.be != nil {
 		return b.be.Size(hash)
 	}
@@ -112,19 +115,19 @@ func (b *Blobs) size(hash string) (int64, error) {
 func (b *Blobs) path(hash string) string { return filepath.Join(b.dir, hash) }
 
 // Has reports whether the store holds the blob hash.
-func (b *Blobs) Has(hash string) bool {
+func (b *Blobs) Has(ctx context.Context, hash string) bool {
 	if !validHash(hash) {
 		return false
 	}
-	_, err := b.size(hash)
+	_, err := b.size(ctx, hash)
 	return err == nil
 }
 
 // Put stores data, unless a blob of the same content is there already,
 // and returns its hash.
-func (b *Blobs) Put(data []byte) (string, error) {
+func (b *Blobs) Put(ctx context.Context, data []byte) (string, error) {
 	h := HashBytes(data)
-	if n, err := b.size(h); err == nil && n == int64(len(data)) {
+	if n, err := b.size(ctx, h); err == nil && n == int64(len(data)) {
 		return h, nil
 	}
 	if b.be != nil {
@@ -168,7 +171,7 @@ func (b *Blobs) Put(data []byte) (string, error) {
 var ErrBlobMissing = errors.New("content not in the session's blob store")
 
 // Get returns the content of blob hash, checked against its hash.
-func (b *Blobs) Get(hash string) ([]byte, error) {
+func (b *Blobs) Get(ctx context.Context, hash string) ([]byte, error) {
 	if !validHash(hash) {
 		return nil, fmt.Errorf("blob %q: not a sha256 hash: %w", hash, ErrBlobMissing)
 	}
@@ -192,7 +195,7 @@ func (b *Blobs) Get(hash string) ([]byte, error) {
 }
 
 // Remove deletes blob hash; a missing blob is not an error.
-func (b *Blobs) Remove(hash string) error {
+func (b *Blobs) Remove(ctx context.Context, hash string) error {
 	if !validHash(hash) {
 		return nil
 	}
@@ -209,7 +212,7 @@ func (b *Blobs) Remove(hash string) error {
 }
 
 // Usage returns the bytes and the number of blobs the store holds.
-func (b *Blobs) Usage() (bytes int64, n int, err error) {
+func (b *Blobs) Usage(ctx context.Context) (bytes int64, n int, err error) {
 	if b.be != nil {
 		bytes, n, err = b.be.Usage()
 		if err != nil {
@@ -260,12 +263,12 @@ const PruneKeepImages = 16
 // reported, and never the contents of the newest version of a file.
 // Undoing a change whose content was dropped skips that file and says
 // why. The ledger's records and the turns' image hashes stay.
-func (s *Session) PruneBlobs(limit int64) (PruneReport, error) {
+func (s *Session) PruneBlobs(ctx context.Context, limit int64) (PruneReport, error) {
 	if limit <= 0 {
 		limit = DefaultBlobLimit
 	}
 	blobs := s.Blobs()
-	used, _, err := blobs.Usage()
+	used, _, err := blobs.Usage(ctx)
 	if err != nil || used <= limit {
 		return PruneReport{Before: used, After: used}, err
 	}
@@ -320,11 +323,11 @@ func (s *Session) PruneBlobs(limit int64) (PruneReport, error) {
 		if rep.After <= limit {
 			break
 		}
-		size, err := blobs.size(h)
+		size, err := blobs.size(ctx, h)
 		if err != nil {
 			continue
 		}
-		if err := blobs.Remove(h); err != nil {
+		if err := blobs.Remove(ctx, h); err != nil {
 			return rep, err
 		}
 		rep.After -= size

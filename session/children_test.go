@@ -17,9 +17,9 @@ import (
 func TestChildrenAndRecordsSurviveTheJournal(t *testing.T) {
 	st := newStore(t)
 	ctx := context.Background()
-	parent, err := st.Create(Header{Agent: "wield"})
+	parent, err := st.Create(ctx, Header{Agent: "wield"})
 	must(t, err)
-	child, err := st.Create(Header{Agent: "reviewer", Child: &ChildOf{Session: parent.ID(), Call: "call_1", Depth: 1, Agent: "reviewer"}})
+	child, err := st.Create(ctx, Header{Agent: "reviewer", Child: &ChildOf{Session: parent.ID(), Call: "call_1", Depth: 1, Agent: "reviewer"}})
 	must(t, err)
 	must(t, child.Close())
 
@@ -34,7 +34,7 @@ func TestChildrenAndRecordsSurviveTheJournal(t *testing.T) {
 	must(t, err)
 	must(t, parent.Close())
 
-	got, err := st.Load(parent.ID())
+	got, err := st.Load(ctx, parent.ID())
 	must(t, err)
 	var rounds []int
 	for _, r := range got.RecordsOf("mode") {
@@ -57,7 +57,7 @@ func TestChildrenAndRecordsSurviveTheJournal(t *testing.T) {
 	if msgs := Messages(got.Turns); len(msgs) != 1 || msgs[0].Role != llm.RoleUser {
 		t.Errorf("the prompt sees the bookkeeping: %+v", msgs)
 	}
-	c, err := st.Load(child.ID())
+	c, err := st.Load(ctx, child.ID())
 	must(t, err)
 	if diff := cmp.Diff(&ChildOf{Session: parent.ID(), Call: "call_1", Depth: 1, Agent: "reviewer"}, c.Header.Child); diff != "" {
 		t.Errorf("child link (-want +got):\n%s", diff)

@@ -37,7 +37,7 @@ func bigRound(t testing.TB, s *Session, task string, calls ...string) {
 // it reloads the same.
 func TestCompactIsAProjection(t *testing.T) {
 	st := newStore(t)
-	s, err := st.Create(Header{ID: "p"})
+	s, err := st.Create(t.Context(), Header{ID: "p"})
 	must(t, err)
 	defer s.Close()
 	bigRound(t, s, "one", "a1")   // turns 1-4
@@ -90,7 +90,7 @@ func TestCompactIsAProjection(t *testing.T) {
 		t.Error("uncompact with nothing left to undo succeeded")
 	}
 	live := s.State()
-	loaded, err := st.Load("p")
+	loaded, err := st.Load(t.Context(), "p")
 	must(t, err)
 	if diff := cmp.Diff(live, loaded); diff != "" {
 		t.Errorf("reloaded state differs (-live +loaded):\n%s", diff)
@@ -102,7 +102,7 @@ func TestCompactIsAProjection(t *testing.T) {
 func TestCompactInOpenTransaction(t *testing.T) {
 	ctx := t.Context()
 	st := newStore(t)
-	s, err := st.Create(Header{ID: "o"})
+	s, err := st.Create(ctx, Header{ID: "o"})
 	must(t, err)
 	defer s.Close()
 	round(t, s, "zero") // turns 1-2
@@ -165,7 +165,7 @@ func TestOldCompressJournalsLoad(t *testing.T) {
 	must(t, os.MkdirAll(st.Dir, 0o755))
 	must(t, os.WriteFile(st.Path("old"), b.Bytes(), 0o644))
 
-	got, err := st.Load("old")
+	got, err := st.Load(t.Context(), "old")
 	must(t, err)
 	if len(got.Turns) != 8 {
 		t.Errorf("turns = %d, want all 8", len(got.Turns))
@@ -181,7 +181,7 @@ func TestOldCompressJournalsLoad(t *testing.T) {
 	if len(h) != 3 || !strings.Contains(h[0].Content, "one to three were done") || h[1].Content != "four" {
 		t.Errorf("projection = %+v", h)
 	}
-	s, err := st.Open("old")
+	s, err := st.Open(t.Context(), "old")
 	must(t, err)
 	defer s.Close()
 	round(t, s, "five")

@@ -24,10 +24,11 @@ import (
 // crashChild appends rounds to a session forever, printing "step" after
 // every event and "committed N" after each commit, until it is killed.
 func crashChild(dir, id string) {
+	ctx := context.Background()
 	st := &Store{Dir: dir}
-	s, err := st.Open(id)
+	s, err := st.Open(ctx, id)
 	if errors.Is(err, ErrNotFound) {
-		s, err = st.Create(Header{ID: id})
+		s, err = st.Create(ctx, Header{ID: id})
 	}
 	if err != nil {
 		fmt.Println("error:", err)
@@ -43,7 +44,6 @@ func crashChild(dir, id string) {
 		fmt.Fprintln(out, "step")
 		out.Flush()
 	}
-	ctx := context.Background()
 	for n := len(s.State().Pools) + 1; ; n++ {
 		step(s.Begin(ctx, "round "+strconv.Itoa(n)))
 		calls := []llm.ToolCall{{ID: fmt.Sprintf("r%d-a", n), Name: "echo", Arguments: json.RawMessage(`{"text":"a"}`)},
@@ -97,7 +97,7 @@ func TestCrashRecovery(t *testing.T) {
 
 		// What the killed child left, before Open repairs it: the calls
 		// without a result, and the calls repaired after earlier kills.
-		before, err := st.Load("crash")
+		before, err := st.Load(t.Context(), "crash")
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotFound) {
 			continue // killed before the journal was created
 		}
@@ -115,7 +115,7 @@ func TestCrashRecovery(t *testing.T) {
 			}
 		}
 
-		s, err := st.Open("crash")
+		s, err := st.Open(t.Context(), "crash")
 		if err != nil {
 			t.Fatalf("kill %d: reopening failed: %v", i, err)
 		}

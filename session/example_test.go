@@ -55,7 +55,7 @@ func Example() {
 	st, cleanup := tempStore("sk-example-0123456789")
 	defer cleanup()
 
-	s, err := st.Create(session.Header{ID: "demo", Purpose: "say hello"})
+	s, err := st.Create(ctx, session.Header{ID: "demo", Purpose: "say hello"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func Example() {
 	check(s.Commit(ctx))
 	check(s.Close())
 
-	state, err := st.Load("demo")
+	state, err := st.Load(ctx, "demo")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func Example_repair() {
 	st, cleanup := tempStore()
 	defer cleanup()
 
-	s, err := st.Create(session.Header{ID: "crashed"})
+	s, err := st.Create(ctx, session.Header{ID: "crashed"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func Example_repair() {
 	check(s.RecordCall(ctx, call, json.RawMessage(`{"command":"make"}`)))
 	check(s.Close()) // the run stops here, without a result or a commit
 
-	s, err = st.Open("crashed")
+	s, err = st.Open(ctx, "crashed")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -121,20 +121,21 @@ func Example_repair() {
 // the host decides what to suggest (wield's command line suggests waiting
 // or forking it).
 func ExampleBusyError() {
+	ctx := context.Background()
 	st, cleanup := tempStore()
 	defer cleanup()
 
-	s, err := st.Create(session.Header{ID: "taken"})
+	s, err := st.Create(ctx, session.Header{ID: "taken"})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer s.Close()
 
-	_, err = st.Open("taken")
+	_, err = st.Open(ctx, "taken")
 	if busy, ok := errors.AsType[*session.BusyError](err); ok {
 		fmt.Println("busy:", busy.ID)
 	}
-	_, err = st.Open("missing")
+	_, err = st.Open(ctx, "missing")
 	fmt.Println("not found:", errors.Is(err, session.ErrNotFound))
 	// Output:
 	// busy: taken
@@ -148,7 +149,7 @@ func ExampleStore_Fork() {
 	st, cleanup := tempStore()
 	defer cleanup()
 
-	s, err := st.Create(session.Header{ID: "parent"})
+	s, err := st.Create(ctx, session.Header{ID: "parent"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -158,11 +159,11 @@ func ExampleStore_Fork() {
 	check(s.Commit(ctx))
 	check(s.Close())
 
-	id, err := st.Fork("parent", 1)
+	id, err := st.Fork(ctx, "parent", 1)
 	if err != nil {
 		log.Fatal(err)
 	}
-	fork, err := st.Load(id)
+	fork, err := st.Load(ctx, id)
 	if err != nil {
 		log.Fatal(err)
 	}

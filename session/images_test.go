@@ -20,7 +20,7 @@ import (
 func TestRecordResultKeepsImagesInBlobs(t *testing.T) {
 	ctx := t.Context()
 	st := newStore(t)
-	s, err := st.Create(Header{})
+	s, err := st.Create(ctx, Header{})
 	must(t, err)
 	defer s.Close()
 	png := []byte("\x89PNG\r\n\x1a\n not really a picture, but bytes to keep")
@@ -44,7 +44,7 @@ func TestRecordResultKeepsImagesInBlobs(t *testing.T) {
 	if enc, _ := json.Marshal(png); bytes.Contains(journal, enc[1:len(enc)-1]) {
 		t.Errorf("the journal holds the image's bytes inline")
 	}
-	got, err := s.Image(hash)
+	got, err := s.Image(ctx, hash)
 	must(t, err)
 	if !bytes.Equal(got, png) {
 		t.Errorf("Image(%s) = %q, want the recorded bytes", hash[:12], got)
@@ -55,7 +55,7 @@ func TestRecordResultKeepsImagesInBlobs(t *testing.T) {
 	if diff := cmp.Diff(want, hist[len(hist)-1].Images); diff != "" {
 		t.Errorf("History's tool message images (-want +got):\n%s", diff)
 	}
-	loaded, err := st.Load(s.ID())
+	loaded, err := st.Load(ctx, s.ID())
 	must(t, err)
 	last := loaded.Turns[len(loaded.Turns)-1]
 	if diff := cmp.Diff([]tool.Image{{MIMEType: "image/png", Width: 4, Height: 3, Hash: hash}}, last.Images); diff != "" {
@@ -67,20 +67,20 @@ func TestRecordResultKeepsImagesInBlobs(t *testing.T) {
 // recorded from outside a run, into a closed session.
 func TestStoreRecordPutsImagesInBlobs(t *testing.T) {
 	st := newStore(t)
-	s, err := st.Create(Header{})
+	s, err := st.Create(t.Context(), Header{})
 	must(t, err)
 	id := s.ID()
 	must(t, s.Close())
 	gif := []byte("GIF89a and some more")
 	r := tool.Result{Success: true, Images: []tool.Image{{MIMEType: "image/gif", Data: gif}}}
 	must(t, st.Record(context.Background(), id, call("m1", "read_file"), json.RawMessage(`{"path":"a.gif"}`), r))
-	loaded, err := st.Load(id)
+	loaded, err := st.Load(t.Context(), id)
 	must(t, err)
 	last := loaded.Turns[len(loaded.Turns)-1]
 	if len(last.Images) != 1 || last.Images[0].Hash != HashBytes(gif) || last.Images[0].Data != nil {
 		t.Fatalf("recorded images = %+v, want one by hash without bytes", last.Images)
 	}
-	if !st.Blobs(id).Has(HashBytes(gif)) {
+	if !st.Blobs(id).Has(t.Context(), HashBytes(gif)) {
 		t.Errorf("the blob store lacks the image")
 	}
 }
@@ -90,7 +90,7 @@ func TestStoreRecordPutsImagesInBlobs(t *testing.T) {
 func TestForkKeepsImages(t *testing.T) {
 	ctx := t.Context()
 	st := newStore(t)
-	s, err := st.Create(Header{})
+	s, err := st.Create(ctx, Header{})
 	must(t, err)
 	pic := []byte("\x89PNG\r\n\x1a\n a picture")
 	must(t, s.Begin(ctx, "look"))
@@ -98,12 +98,12 @@ func TestForkKeepsImages(t *testing.T) {
 	must(t, s.RecordResult(ctx, call("c1", "desktop"), tool.Result{Success: true, Images: []tool.Image{{MIMEType: "image/png", Data: pic}}}))
 	must(t, s.Commit(ctx))
 	must(t, s.Close())
-	id, err := st.Fork(s.ID(), 3)
+	id, err := st.Fork(ctx, s.ID(), 3)
 	must(t, err)
-	f, err := st.Open(id)
+	f, err := st.Open(ctx, id)
 	must(t, err)
 	defer f.Close()
-	if got, err := f.Image(HashBytes(pic)); err != nil || !bytes.Equal(got, pic) {
+	if got, err := f.Image(ctx, HashBytes(pic)); err != nil || !bytes.Equal(got, pic) {
 		t.Errorf("the fork's Image = %q, %v; want the picture", got, err)
 	}
 }
@@ -114,11 +114,11 @@ func TestForkKeepsImages(t *testing.T) {
 func TestPruneBlobsDropsOldImagesFirst(t *testing.T) {
 	ctx := t.Context()
 	st := newStore(t)
-	s, err := st.Create(Header{})
+	s, err := st.Create(ctx, Header{})
 	must(t, err)
 	defer s.Close()
 	pic := func(i int) []byte { return bytes.Repeat([]byte{byte(i)}, 1000) }
-	fileContent, err := s.Blobs().Put(pic(99))
+	fileContent, err := s.Blobs().Put(ctx, pic(99))
 	must(t, err)
 	must(t, s.AppendFileRecords([]FileRecord{{Root: "/r", Path: "a.png", AfterHash: fileContent, Source: SourceTool}}))
 	must(t, s.Begin(ctx, "look"))
@@ -133,17 +133,17 @@ func TestPruneBlobsDropsOldImagesFirst(t *testing.T) {
 		must(t, s.RecordResult(ctx, c, tool.Result{Success: true, Images: imgs}))
 	}
 	must(t, s.Commit(ctx))
-	rep, err := s.PruneBlobs(int64(1000 * (PruneKeepImages + 2)))
+	rep, err := s.PruneBlobs(ctx, int64(1000*(PruneKeepImages+2)))
 	must(t, err)
 	if rep.Dropped != 3 {
 		t.Errorf("PruneBlobs = %+v, want 3 pictures dropped", rep)
 	}
 	for i := range n {
-		if got, want := s.Blobs().Has(HashBytes(pic(i))), i >= 3; got != want {
+		if got, want := s.Blobs().Has(ctx, HashBytes(pic(i))), i >= 3; got != want {
 			t.Errorf("picture %d kept = %v, want %v", i, got, want)
 		}
 	}
-	if !s.Blobs().Has(fileContent) {
+	if !s.Blobs().Has(ctx, fileContent) {
 		t.Errorf("the newest content of a.png was dropped")
 	}
 }

@@ -24,15 +24,15 @@ func (s *Store) Record(ctx context.Context, id string, c *tool.Call, args json.R
 	}
 	// The images' bytes go to the blob store first, whichever way the
 	// pair is recorded: the journal and the inbox keep only their hashes.
-	imgs, err := s.Blobs(id).putImages(r.Images)
+	imgs, err := s.Blobs(id).putImages(ctx, r.Images)
 	if err != nil {
 		return fmt.Errorf("session %s: record the result of call %s: %w", id, c.ID, err)
 	}
 	r.Images = imgs
-	w, err := s.Open(id)
+	w, err := s.Open(ctx, id)
 	var busy *BusyError
 	if errors.As(err, &busy) {
-		return s.toInbox(id, s.pairTurns(c, args, r))
+		return s.toInbox(ctx, id, s.pairTurns(c, args, r))
 	}
 	if err != nil {
 		return err
@@ -74,7 +74,7 @@ func (s *Store) pairTurns(c *tool.Call, args json.RawMessage, r tool.Result) []T
 }
 
 // toInbox appends turns to the inbox of session id.
-func (s *Store) toInbox(id string, turns []Turn) error {
+func (s *Store) toInbox(ctx context.Context, id string, turns []Turn) error {
 	red := s.redactor()
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -92,7 +92,7 @@ func (s *Store) toInbox(id string, turns []Turn) error {
 
 // drainInbox moves the inbox's turns into the open transaction (opening one
 // if needed, in which case it is committed too). Called with s.mu held.
-func (s *Session) drainInbox() error {
+func (s *Session) drainInbox(ctx context.Context) error {
 	if s.st.Paused != nil {
 		return nil // the paused run's pool stays as it was until it resumes
 	}

@@ -302,19 +302,22 @@ func (s *Store) RecordFileChange(ctx context.Context, ch FileChange) error {
 // RecordFileChange stores ch's contents in the session's blob store and
 // appends a [FileRecord] of source SourceTool to the journal, in the open
 // mutation transaction's group if there is one, else the round's. A
-// change that changes nothing is not recorded.
-func (s *Session) RecordFileChange(_ context.Context, ch FileChange) error {
+// change that changes nothing is not recorded. The change has happened
+// when it is recorded, so its record is written even when ctx is done:
+// the contents are stored under ctx's values but not its cancellation.
+func (s *Session) RecordFileChange(ctx context.Context, ch FileChange) error {
+	ctx = context.WithoutCancel(ctx)
 	rec := FileRecord{Root: ch.Root, Path: ch.Path, CallID: ch.CallID, Source: SourceTool}
 	blobs := s.Blobs()
 	if ch.Before != nil {
-		h, err := blobs.Put(ch.Before.Data)
+		h, err := blobs.Put(ctx, ch.Before.Data)
 		if err != nil {
 			return fmt.Errorf("session %s: record change of %s: %w", s.ID(), ch.Path, err)
 		}
 		rec.BeforeHash, rec.BeforeMode = h, ch.Before.Mode
 	}
 	if ch.After != nil {
-		h, err := blobs.Put(ch.After.Data)
+		h, err := blobs.Put(ctx, ch.After.Data)
 		if err != nil {
 			return fmt.Errorf("session %s: record change of %s: %w", s.ID(), ch.Path, err)
 		}

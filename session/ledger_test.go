@@ -12,7 +12,7 @@ import (
 
 func TestSession_RecordFileChange(t *testing.T) {
 	store := &Store{Dir: t.TempDir()}
-	s, err := store.Create(Header{})
+	s, err := store.Create(t.Context(), Header{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestSession_RecordFileChange(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Load(s.ID())
+	st, err := store.Load(ctx, s.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestSession_RecordFileChange(t *testing.T) {
 		t.Errorf("change transactions (-want +got):\n%s", diff)
 	}
 	for _, h := range []string{"new", "newer"} {
-		got, err := store.Blobs(s.ID()).Get(HashBytes([]byte(h)))
+		got, err := store.Blobs(s.ID()).Get(ctx, HashBytes([]byte(h)))
 		if err != nil || string(got) != h {
 			t.Errorf("blob of %q = %q, %v", h, got, err)
 		}
@@ -97,20 +97,20 @@ func TestFileRecordRefusesBadPaths(t *testing.T) {
 
 func TestBlobs_GetRefusesCorruptBlob(t *testing.T) {
 	b := NewBlobs(t.TempDir(), true)
-	h, err := b.Put([]byte("content"))
+	h, err := b.Put(t.Context(), []byte("content"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h2, _ := b.Put([]byte("content")); h2 != h {
+	if h2, _ := b.Put(t.Context(), []byte("content")); h2 != h {
 		t.Errorf("Put twice gave %s and %s", h, h2)
 	}
 	if err := writeFileForTest(filepath.Join(b.Dir(), h), "tampered"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Get(h); err == nil {
+	if _, err := b.Get(t.Context(), h); err == nil {
 		t.Error("Get of a tampered blob succeeded")
 	}
-	if _, err := b.Get(HashBytes([]byte("never"))); err == nil {
+	if _, err := b.Get(t.Context(), HashBytes([]byte("never"))); err == nil {
 		t.Error("Get of a missing blob succeeded")
 	}
 }
@@ -121,7 +121,7 @@ func writeFileForTest(path, content string) error {
 
 func TestSession_PruneBlobs(t *testing.T) {
 	store := &Store{Dir: t.TempDir()}
-	s, err := store.Create(Header{})
+	s, err := store.Create(t.Context(), Header{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestSession_PruneBlobs(t *testing.T) {
 	root := t.TempDir()
 	content := func(c byte) []byte { return []byte(strings.Repeat(string(c), 1000)) }
 	put := func(b []byte) string {
-		h, err := s.Blobs().Put(b)
+		h, err := s.Blobs().Put(t.Context(), b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +144,7 @@ func TestSession_PruneBlobs(t *testing.T) {
 	if err := s.AppendFileRecords(recs); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := s.PruneBlobs(3500)
+	rep, err := s.PruneBlobs(t.Context(), 3500)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestSession_PruneBlobs(t *testing.T) {
 		t.Errorf("PruneBlobs = %+v, want 5000 -> 3000 bytes, 2 dropped", rep)
 	}
 	for c, want := range map[byte]bool{'A': true, 'B': false, 'X': false, 'Y': true, 'C': true} {
-		if got := s.Blobs().Has(HashBytes(content(c))); got != want {
+		if got := s.Blobs().Has(t.Context(), HashBytes(content(c))); got != want {
 			t.Errorf("after pruning, blob %c kept = %v, want %v", c, got, want)
 		}
 	}
@@ -160,12 +160,12 @@ func TestSession_PruneBlobs(t *testing.T) {
 
 func TestStore_RecordFileChangeOfChildGoesToTopSession(t *testing.T) {
 	store := &Store{Dir: t.TempDir()}
-	parent, err := store.Create(Header{ID: "p"})
+	parent, err := store.Create(t.Context(), Header{ID: "p"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer parent.Close()
-	child, err := store.Create(Header{ID: "c", Child: &ChildOf{Session: "p", Call: "agent-1", Depth: 1}})
+	child, err := store.Create(t.Context(), Header{ID: "c", Child: &ChildOf{Session: "p", Call: "agent-1", Depth: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestStore_RecordFileChangeOfChildGoesToTopSession(t *testing.T) {
 	if n, m := parent.FileCount(), child.FileCount(); n != 1 || m != 0 {
 		t.Errorf("records: parent %d, child %d; want the change in the parent's ledger", n, m)
 	}
-	if !store.Blobs("p").Has(HashBytes([]byte("x"))) {
+	if !store.Blobs("p").Has(ctx, HashBytes([]byte("x"))) {
 		t.Error("the content is not in the parent's blob store")
 	}
 }

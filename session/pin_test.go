@@ -7,7 +7,7 @@ import (
 
 func TestPinnedAfterCompaction(t *testing.T) {
 	store := &Store{Dir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)}
-	s, err := store.Create(Header{})
+	s, err := store.Create(t.Context(), Header{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestPinnedAfterCompaction(t *testing.T) {
 	if err := s.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Compress(1, 1, "summary"); err != nil {
+	if _, err := s.Compress(ctx, 1, 1, "summary"); err != nil {
 		t.Fatal(err)
 	}
 	got := s.Pinned()
@@ -34,7 +34,7 @@ func TestPinnedAfterCompaction(t *testing.T) {
 	}
 	// Reopened from the journal, the pin is still there.
 	s.Close()
-	s2, err := store.Open(s.ID())
+	s2, err := store.Open(ctx, s.ID())
 	if err != nil {
 		t.Fatal(err)
 	}

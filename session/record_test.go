@@ -16,7 +16,7 @@ import (
 func TestRecords(t *testing.T) {
 	ctx := t.Context()
 	st := newStore(t)
-	s, err := st.Create(Header{ID: "r"})
+	s, err := st.Create(ctx, Header{ID: "r"})
 	must(t, err)
 	type note struct {
 		Text string `json:"text"`
@@ -65,7 +65,7 @@ func TestRecords(t *testing.T) {
 	}
 	check("written", s.State())
 	must(t, s.Close())
-	loaded, err := st.Load("r")
+	loaded, err := st.Load(ctx, "r")
 	must(t, err)
 	check("reloaded", loaded)
 }
@@ -75,7 +75,7 @@ func TestRecords(t *testing.T) {
 // is written.
 func TestAppendRefuses(t *testing.T) {
 	st := newStore(t)
-	s, err := st.Create(Header{ID: "bad"})
+	s, err := st.Create(t.Context(), Header{ID: "bad"})
 	must(t, err)
 	defer s.Close()
 	boom := errors.New("boom")
@@ -111,7 +111,7 @@ func TestAppendRefuses(t *testing.T) {
 func TestRecordRedacted(t *testing.T) {
 	st := newStore(t)
 	st.Secrets = []string{"sk-live-0123456789abcdef"}
-	s, err := st.Create(Header{ID: "sec"})
+	s, err := st.Create(t.Context(), Header{ID: "sec"})
 	must(t, err)
 	r, err := s.Append("note", map[string]string{"text": "key sk-live-0123456789abcdef here"})
 	must(t, err)

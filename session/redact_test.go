@@ -254,13 +254,13 @@ func TestShortSecretIsAWholeTokenAndWarnsOnce(t *testing.T) {
 	st.Logger = slog.New(slog.NewTextHandler(&log, nil))
 	st.Secrets = []string{"q7", "Zw9#4k", "x"}
 	for _, id := range []string{"one", "two"} {
-		s, err := st.Create(Header{ID: id, Purpose: "use q7 and Zw9#4k"})
+		s, err := st.Create(ctx, Header{ID: id, Purpose: "use q7 and Zw9#4k"})
 		must(t, err)
 		must(t, s.Begin(ctx, "script exhausted; q7 Zw9#4k, q7x"))
 		must(t, s.RecordResponse(ctx, &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "q7 Zw9#4k"}}))
 		must(t, s.Commit(ctx))
 		must(t, s.Close())
-		raw, err := st.Load(id)
+		raw, err := st.Load(ctx, id)
 		must(t, err)
 		if got, want := raw.Header.Purpose, "use "+Redacted+" and "+Redacted; got != want {
 			t.Errorf("purpose = %q, want %q", got, want)

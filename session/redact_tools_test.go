@@ -83,7 +83,7 @@ func TestRedactionOfRealToolOutput(t *testing.T) {
 	secret := &session.Store{Dir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&warnings, nil)), Now: func() time.Time { return clock },
 		Secrets: secrets}
 	for _, st := range []*session.Store{plain, secret} {
-		s, err := st.Create(session.Header{ID: "real", Purpose: "read errorString and interface docs, exhausted", CreatedAt: clock})
+		s, err := st.Create(ctx, session.Header{ID: "real", Purpose: "read errorString and interface docs, exhausted", CreatedAt: clock})
 		must(t, err)
 		for _, ex := range exchanges {
 			call := &tool.Call{ID: ex.req.ID, Tool: ex.req.Name}
@@ -126,7 +126,7 @@ func TestRedactionOfRealToolOutput(t *testing.T) {
 	t.Logf("%d journal lines, %d bytes unredacted, %d markers", len(plainLines), len(plainJournal), bytes.Count(secretJournal, []byte(session.Redacted)))
 
 	// The redacted journal still loads.
-	st, err := secret.Load("real")
+	st, err := secret.Load(ctx, "real")
 	must(t, err)
 	if len(st.Turns) != 4*len(exchanges) {
 		t.Errorf("the redacted journal loads %d turns, want %d", len(st.Turns), 4*len(exchanges))

@@ -10,7 +10,7 @@ import (
 func TestRunOwnerKeepsTransaction(t *testing.T) {
 	for _, owned := range []bool{true, false} {
 		store := &Store{Dir: t.TempDir()}
-		s, err := store.Create(Header{ID: "s1"})
+		s, err := store.Create(t.Context(), Header{ID: "s1"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -25,7 +25,7 @@ func TestRunOwnerKeepsTransaction(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		s, err = store.Open("s1")
+		s, err = store.Open(t.Context(), "s1")
 		if err != nil {
 			t.Fatal(err)
 		}

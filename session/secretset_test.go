@@ -18,7 +18,7 @@ func TestLiveSecretsStayOutOfJournals(t *testing.T) {
 	live := &SecretSet{}
 	dir := t.TempDir()
 	store := &Store{Dir: dir, Live: live, Logger: slog.New(slog.DiscardHandler)}
-	s, err := store.Create(Header{})
+	s, err := store.Create(t.Context(), Header{})
 	if err != nil {
 		t.Fatal(err)
 	}

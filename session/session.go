@@ -258,10 +258,13 @@ func (s *Session) RecordCall(_ context.Context, c *tool.Call, args json.RawMessa
 
 // RecordResult appends a tool_response turn to the pool, with the trace and
 // span ids of the span in ctx (its execute_tool span) when tracing is on.
+// The result's images go to the blob store first. A result is recorded
+// even when ctx is done (a cancelled run records its calls' results too),
+// so the images are stored under ctx's values but not its cancellation.
 func (s *Session) RecordResult(ctx context.Context, c *tool.Call, r tool.Result) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	imgs, err := s.Blobs().putImages(r.Images)
+	imgs, err := s.Blobs().putImages(context.WithoutCancel(ctx), r.Images)
 	if err != nil {
 		return fmt.Errorf("session %s: record the result of call %s: %w", s.ID(), c.ID, err)
 	}
@@ -297,13 +300,13 @@ func resultTurn(c *tool.Call, r tool.Result, now time.Time) Turn {
 // Commit merges the pool into the turns and forces the journal to disk.
 // Calls other processes recorded in the session's inbox meanwhile join
 // the pool first.
-func (s *Session) Commit(context.Context) error {
+func (s *Session) Commit(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.st.Open() {
 		return fmt.Errorf("session %s: commit: no open transaction", s.ID())
 	}
-	if err := s.drainInbox(); err != nil {
+	if err := s.drainInbox(ctx); err != nil {
 		return err
 	}
 	return s.append(&event{Op: opCommit}, true)
@@ -471,7 +474,7 @@ func (s *Session) Set(values map[string]any) error {
 // CompactionSummary with trigger TriggerTool. The turns stay in the
 // journal and in [State.Turns]. A backup copy of the journal is taken
 // first; its path is returned.
-func (s *Session) Compress(start, end int, summary string) (string, error) {
+func (s *Session) Compress(ctx context.Context, start, end int, summary string) (string, error) {
 	s.mu.Lock()
 	c := Compaction{Kind: CompactionSummary, Range: [2]int{start, end}, Summary: summary, Trigger: TriggerTool}
 	err := checkCompaction(&s.st, &c)
@@ -479,7 +482,7 @@ func (s *Session) Compress(start, end int, summary string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("compress session %s: %w", s.ID(), err)
 	}
-	backup, err := s.store.Backup(s.ID())
+	backup, err := s.store.Backup(ctx, s.ID())
 	if err != nil {
 		return "", err
 	}

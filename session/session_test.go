@@ -73,7 +73,7 @@ func must(t testing.TB, err error) {
 
 func TestRoundTrip(t *testing.T) {
 	st := newStore(t)
-	s, err := st.Create(Header{Purpose: "test", Roles: []string{"coder"}, Model: "m"})
+	s, err := st.Create(t.Context(), Header{Purpose: "test", Roles: []string{"coder"}, Model: "m"})
 	must(t, err)
 	round(t, s, "first", "c1", "c2")
 	round(t, s, "second")
@@ -83,7 +83,7 @@ func TestRoundTrip(t *testing.T) {
 	want := s.State()
 	must(t, s.Close())
 
-	got, err := st.Load(s.ID())
+	got, err := st.Load(t.Context(), s.ID())
 	must(t, err)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("loaded state differs from the written one (-written +loaded):\n%s", diff)
@@ -110,7 +110,7 @@ func TestRoundTrip(t *testing.T) {
 func TestAbortGivesEveryDanglingCallOneResult(t *testing.T) {
 	ctx := t.Context()
 	st := newStore(t)
-	s, err := st.Create(Header{})
+	s, err := st.Create(ctx, Header{})
 	must(t, err)
 	must(t, s.Begin(ctx, "task"))
 	resp := &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{
@@ -171,7 +171,7 @@ func checkOneResultPerCall(t testing.TB, turns []Turn) {
 func TestOpenRepairs(t *testing.T) {
 	ctx := t.Context()
 	st := newStore(t)
-	s, err := st.Create(Header{ID: "repair"})
+	s, err := st.Create(ctx, Header{ID: "repair"})
 	must(t, err)
 	round(t, s, "committed", "c1")
 	must(t, s.Begin(ctx, "left open"))
@@ -186,7 +186,7 @@ func TestOpenRepairs(t *testing.T) {
 
 	var logs bytes.Buffer
 	st.Logger = slog.New(slog.NewTextHandler(&logs, nil))
-	s, err = st.Open("repair")
+	s, err = st.Open(ctx, "repair")
 	must(t, err)
 	defer s.Close()
 	got := s.State()
@@ -203,7 +203,7 @@ func TestOpenRepairs(t *testing.T) {
 		}
 	}
 	// The repair itself is durable: a reader sees it.
-	loaded, err := st.Load("repair")
+	loaded, err := st.Load(ctx, "repair")
 	must(t, err)
 	if diff := cmp.Diff(got, loaded); diff != "" {
 		t.Errorf("reloaded state differs (-open +load):\n%s", diff)
@@ -259,7 +259,7 @@ func TestJournalErrors(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	st := newStore(t)
-	s, err := st.Create(Header{ID: "s"})
+	s, err := st.Create(t.Context(), Header{ID: "s"})
 	must(t, err)
 	defer s.Close()
 	round(t, s, "one", "c1")
@@ -269,18 +269,18 @@ func TestBadInput(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"unknown id", func() error { _, err := st.Load("nope"); return err }(), "session not found"},
-		{"path id", func() error { _, err := st.Open("../x"); return err }(), "invalid session id"},
-		{"busy here", func() error { _, err := st.Open("s"); return err }(), "in use"},
-		{"delete running", func() error { _, err := st.Delete("s"); return err }(), "running here"},
-		{"inverted", func() error { _, err := s.Compress(3, 2, "x"); return err }(), "inverted"},
-		{"out of bounds", func() error { _, err := s.Compress(1, 99, "x"); return err }(), "out of bounds; the session has 6 turns"},
-		{"zero", func() error { _, err := s.Compress(0, 2, "x"); return err }(), "numbered from 1"},
-		{"splits a call", func() error { _, err := s.Compress(1, 3, "x"); return err }(), "separates call c1"},
-		{"empty summary", func() error { _, err := s.Compress(1, 4, ""); return err }(), "summary is empty"},
+		{"unknown id", func() error { _, err := st.Load(t.Context(), "nope"); return err }(), "session not found"},
+		{"path id", func() error { _, err := st.Open(t.Context(), "../x"); return err }(), "invalid session id"},
+		{"busy here", func() error { _, err := st.Open(t.Context(), "s"); return err }(), "in use"},
+		{"delete running", func() error { _, err := st.Delete(t.Context(), "s"); return err }(), "running here"},
+		{"inverted", func() error { _, err := s.Compress(t.Context(), 3, 2, "x"); return err }(), "inverted"},
+		{"out of bounds", func() error { _, err := s.Compress(t.Context(), 1, 99, "x"); return err }(), "out of bounds; the session has 6 turns"},
+		{"zero", func() error { _, err := s.Compress(t.Context(), 0, 2, "x"); return err }(), "numbered from 1"},
+		{"splits a call", func() error { _, err := s.Compress(t.Context(), 1, 3, "x"); return err }(), "separates call c1"},
+		{"empty summary", func() error { _, err := s.Compress(t.Context(), 1, 4, ""); return err }(), "summary is empty"},
 		{"bad todo", s.SetTodos([]Todo{{Title: "a", Status: "later"}}), `status "later"`},
 		{"commit nothing", s.Commit(t.Context()), "no open transaction"},
-		{"fork out of bounds", func() error { _, err := st.Fork("s", 9); return err }(), "out of bounds"},
+		{"fork out of bounds", func() error { _, err := st.Fork(t.Context(), "s", 9); return err }(), "out of bounds"},
 	}
 	for _, tt := range tests {
 		if tt.err == nil || !strings.Contains(tt.err.Error(), tt.want) {
@@ -289,7 +289,7 @@ func TestBadInput(t *testing.T) {
 	}
 	ctx := t.Context()
 	must(t, s.Begin(ctx, "open"))
-	if _, err := s.Compress(5, 7, "x"); err == nil || !strings.Contains(err.Error(), "open transaction") {
+	if _, err := s.Compress(ctx, 5, 7, "x"); err == nil || !strings.Contains(err.Error(), "open transaction") {
 		t.Errorf("compressing into the open pool: err = %v", err)
 	}
 	if err := s.Begin(ctx, "again"); err == nil || !strings.Contains(err.Error(), "already open") {
@@ -299,13 +299,13 @@ func TestBadInput(t *testing.T) {
 
 func TestCompress(t *testing.T) {
 	st := newStore(t)
-	s, err := st.Create(Header{ID: "c"})
+	s, err := st.Create(t.Context(), Header{ID: "c"})
 	must(t, err)
 	defer s.Close()
 	round(t, s, "one", "c1")
 	round(t, s, "two")
 	round(t, s, "three")
-	backup, err := s.Compress(1, 6, "did one and two")
+	backup, err := s.Compress(t.Context(), 1, 6, "did one and two")
 	must(t, err)
 	got := s.State()
 	if len(got.Turns) != 8 || len(got.Compactions) != 1 || got.Compactions[0].Range != [2]int{1, 6} || got.Compactions[0].Trigger != TriggerTool {
@@ -314,7 +314,7 @@ func TestCompress(t *testing.T) {
 	if b, err := st.loadFile(backup); err != nil || len(b.Turns) != 8 {
 		t.Errorf("backup %s: %v; want the 8 turns before compression", backup, err)
 	}
-	loaded, err := st.Load("c")
+	loaded, err := st.Load(t.Context(), "c")
 	must(t, err)
 	if diff := cmp.Diff(got, loaded); diff != "" {
 		t.Errorf("reloaded state differs (-live +loaded):\n%s", diff)
@@ -337,15 +337,15 @@ func (s *Store) loadFile(path string) (*State, error) {
 func TestForkAndDelete(t *testing.T) {
 	ctx := t.Context()
 	st := newStore(t)
-	s, err := st.Create(Header{ID: "parent", Purpose: "p"})
+	s, err := st.Create(ctx, Header{ID: "parent", Purpose: "p"})
 	must(t, err)
 	round(t, s, "one", "c1", "c2")
 	must(t, s.SetTodos([]Todo{{Title: "t", Status: TodoDone}}))
 	must(t, s.Close())
 	// Fork after the first call's result: the second call is cut off.
-	id, err := st.Fork("parent", 5)
+	id, err := st.Fork(ctx, "parent", 5)
 	must(t, err)
-	f, err := st.Load(id)
+	f, err := st.Load(ctx, id)
 	must(t, err)
 	if f.Header.ParentID != "parent" || f.ForkedFrom == nil || f.ForkedFrom.Turn != 5 || f.Header.Purpose != "p" {
 		t.Errorf("fork header = %+v, origin %+v", f.Header, f.ForkedFrom)
@@ -355,24 +355,24 @@ func TestForkAndDelete(t *testing.T) {
 		t.Errorf("fork todos = %+v, want the parent's", f.Todos)
 	}
 	// The fork is writable and independent.
-	fs, err := st.Open(id)
+	fs, err := st.Open(ctx, id)
 	must(t, err)
 	must(t, fs.Begin(ctx, "more"))
 	must(t, fs.Commit(ctx))
 	must(t, fs.Close())
 
-	dst, err := st.Delete("parent")
+	dst, err := st.Delete(ctx, "parent")
 	must(t, err)
 	if _, err := os.Stat(dst); err != nil {
 		t.Errorf("deleted session not in backups: %v", err)
 	}
-	if _, err := st.Load("parent"); !errors.Is(err, ErrNotFound) {
+	if _, err := st.Load(ctx, "parent"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Load after delete: %v, want ErrNotFound", err)
 	}
-	if _, err := st.Delete("parent"); !errors.Is(err, ErrNotFound) {
+	if _, err := st.Delete(ctx, "parent"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("second delete: %v, want ErrNotFound", err)
 	}
-	list, err := st.List()
+	list, err := st.List(t.Context())
 	must(t, err)
 	if len(list) != 1 || list[0].ID != id || list[0].Turns != len(f.Turns)+1 {
 		t.Errorf("List = %+v, want only the fork", list)
@@ -382,7 +382,7 @@ func TestForkAndDelete(t *testing.T) {
 func TestReferencesAndTodos(t *testing.T) {
 	ctx := t.Context()
 	st := newStore(t)
-	s, err := st.Create(Header{})
+	s, err := st.Create(ctx, Header{})
 	must(t, err)
 	defer s.Close()
 	must(t, s.AddReference("a.go", false))
@@ -412,7 +412,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 	ctx := t.Context()
 	st := newStore(t)
 	st.Secrets = []string{"literal-secret-value-123"}
-	s, err := st.Create(Header{ID: "sec"})
+	s, err := st.Create(ctx, Header{ID: "sec"})
 	must(t, err)
 	must(t, s.Begin(ctx, "use key sk-abcdefghijklmnopqrstuvwx and literal-secret-value-123"))
 	must(t, s.RecordCall(ctx, call("c", "http"), json.RawMessage(`{"headers":{"Authorization":"Bearer tok_live_123456"},"api_key":"k-987654321","n":12345678}`)))
@@ -432,7 +432,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 		t.Error("journal has no redaction marker")
 	}
 	// Redaction keeps the journal readable and numbers intact.
-	got, err := st.Load("sec")
+	got, err := st.Load(ctx, "sec")
 	must(t, err)
 	var args map[string]any
 	must(t, json.Unmarshal(got.Turns[1].Arguments, &args))
@@ -455,7 +455,7 @@ func (f fullDisk) Write(p []byte) (int, error) {
 func TestFailedWriteKeepsJournal(t *testing.T) {
 	ctx := t.Context()
 	st := newStore(t)
-	s, err := st.Create(Header{ID: "full"})
+	s, err := st.Create(ctx, Header{ID: "full"})
 	must(t, err)
 	round(t, s, "kept", "c1")
 	before, err := os.ReadFile(st.Path("full"))
@@ -476,7 +476,7 @@ func TestFailedWriteKeepsJournal(t *testing.T) {
 	s.file = good
 	round(t, s, "after", "c2") // the session goes on once the disk has room
 	must(t, s.Close())
-	got, err := st.Load("full")
+	got, err := st.Load(ctx, "full")
 	must(t, err)
 	if len(got.Pools) != 2 || got.Pools[1].Status != PoolCommitted {
 		t.Errorf("pools = %+v, want two committed", got.Pools)
@@ -486,7 +486,7 @@ func TestFailedWriteKeepsJournal(t *testing.T) {
 func TestResumeDoesNotRecordCallsTwice(t *testing.T) {
 	ctx := t.Context()
 	st := newStore(t)
-	s, err := st.Create(Header{})
+	s, err := st.Create(ctx, Header{})
 	must(t, err)
 	defer s.Close()
 	must(t, s.Begin(ctx, "t"))
@@ -505,7 +505,7 @@ func TestResumeDoesNotRecordCallsTwice(t *testing.T) {
 // holdChild opens a session, says so, and holds it until stdin closes.
 func holdChild(dir, id string) {
 	st := &Store{Dir: dir}
-	s, err := st.Open(id)
+	s, err := st.Open(context.Background(), id)
 	if err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)
@@ -517,7 +517,7 @@ func holdChild(dir, id string) {
 
 func TestOneWriterAcrossProcesses(t *testing.T) {
 	st := newStore(t)
-	s, err := st.Create(Header{ID: "shared"})
+	s, err := st.Create(t.Context(), Header{ID: "shared"})
 	must(t, err)
 	round(t, s, "one")
 	must(t, s.Close())
@@ -534,21 +534,21 @@ func TestOneWriterAcrossProcesses(t *testing.T) {
 	if line != "locked\n" {
 		t.Fatalf("child said %q", line)
 	}
-	_, err = st.Open("shared")
+	_, err = st.Open(t.Context(), "shared")
 	var busy *BusyError
 	if !errors.As(err, &busy) || busy.PID != cmd.Process.Pid {
 		t.Errorf("Open while another process writes: %v, want a BusyError naming pid %d", err, cmd.Process.Pid)
 	}
-	if _, err := st.Delete("shared"); !errors.As(err, &busy) {
+	if _, err := st.Delete(t.Context(), "shared"); !errors.As(err, &busy) {
 		t.Errorf("Delete while another process writes: %v, want a BusyError", err)
 	}
 	// Readers need no lock.
-	if got, err := st.Load("shared"); err != nil || len(got.Turns) != 2 {
+	if got, err := st.Load(t.Context(), "shared"); err != nil || len(got.Turns) != 2 {
 		t.Errorf("Load while locked: %v, %v", got, err)
 	}
 	must(t, stdin.Close())
 	must(t, cmd.Wait())
-	s, err = st.Open("shared")
+	s, err = st.Open(t.Context(), "shared")
 	must(t, err)
 	must(t, s.Close())
 }
@@ -556,12 +556,12 @@ func TestOneWriterAcrossProcesses(t *testing.T) {
 func TestRecordFromOutside(t *testing.T) {
 	ctx := t.Context()
 	st := newStore(t)
-	s, err := st.Create(Header{ID: "ext"})
+	s, err := st.Create(ctx, Header{ID: "ext"})
 	must(t, err)
 	must(t, s.Close())
 	// Nobody writes the session: the pair is committed at once.
 	must(t, st.Record(ctx, "ext", call("m1", "echo"), json.RawMessage(`{"text":"a"}`), tool.Text("a")))
-	got, err := st.Load("ext")
+	got, err := st.Load(ctx, "ext")
 	must(t, err)
 	if len(got.Turns) != 2 || got.Open() || got.Pools[0].Status != PoolCommitted {
 		t.Fatalf("after Record on a free session: %+v", got)
@@ -569,24 +569,24 @@ func TestRecordFromOutside(t *testing.T) {
 	// Another process writes it: the pair waits in the inbox and joins the
 	// writer's pool when it commits.
 	other := &Store{Dir: st.Dir, Logger: st.Logger}
-	w, err := other.Open("ext")
+	w, err := other.Open(ctx, "ext")
 	must(t, err)
 	must(t, w.Begin(ctx, "task"))
 	// A second Store stands in for the other process: its lock is taken.
 	must(t, st.Record(ctx, "ext", call("m2", "echo"), json.RawMessage(`{"text":"b"}`), tool.Failure("boom")))
-	if got, _ := st.Load("ext"); len(got.Turns) != 2 {
+	if got, _ := st.Load(ctx, "ext"); len(got.Turns) != 2 {
 		t.Fatalf("the inbox pair reached the journal before the writer committed")
 	}
 	must(t, w.Commit(ctx))
 	must(t, w.Close())
-	got, err = st.Load("ext")
+	got, err = st.Load(ctx, "ext")
 	must(t, err)
 	checkOneResultPerCall(t, got.Turns)
 	if n := len(got.Turns); n != 2+3 || got.Turns[4].Status != StatusFailed || got.Turns[4].CallID != "m2" {
 		t.Errorf("turns = %+v, want the writer's task then the inbox pair", got.Turns)
 	}
 	// The same Store has it open: the pair joins the open transaction.
-	w, err = st.Open("ext")
+	w, err = st.Open(ctx, "ext")
 	must(t, err)
 	defer w.Close()
 	must(t, w.Begin(ctx, "another"))
@@ -599,7 +599,7 @@ func TestRecordFromOutside(t *testing.T) {
 func TestPauseSurvivesReopen(t *testing.T) {
 	ctx := t.Context()
 	st := newStore(t)
-	s, err := st.Create(Header{ID: "p"})
+	s, err := st.Create(ctx, Header{ID: "p"})
 	must(t, err)
 	must(t, s.Begin(ctx, "task"))
 	must(t, s.RecordCall(ctx, call("a", "rm"), json.RawMessage(`{}`)))
@@ -607,7 +607,7 @@ func TestPauseSurvivesReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	must(t, s.Close())
-	s, err = st.Open("p")
+	s, err = st.Open(ctx, "p")
 	must(t, err)
 	if got := s.State(); !got.Open() || len(got.Paused) != 1 || got.Paused[0].ID != "a" {
 		t.Fatalf("paused transaction after reopen: open %v, paused %v", got.Open(), got.Paused)
@@ -616,7 +616,7 @@ func TestPauseSurvivesReopen(t *testing.T) {
 	must(t, s.RecordResult(ctx, call("a", "rm"), tool.Text("done")))
 	must(t, s.RecordCall(ctx, call("b", "rm"), json.RawMessage(`{}`)))
 	must(t, s.Close())
-	s, err = st.Open("p")
+	s, err = st.Open(ctx, "p")
 	must(t, err)
 	defer s.Close()
 	got := s.State()
@@ -628,7 +628,7 @@ func TestPauseSurvivesReopen(t *testing.T) {
 
 func TestContextMode(t *testing.T) {
 	st := newStore(t)
-	s, err := st.Create(Header{ID: "cm"})
+	s, err := st.Create(t.Context(), Header{ID: "cm"})
 	must(t, err)
 	defer s.Close()
 	if m := s.ContextMode(); m != ContextInline {
@@ -638,7 +638,7 @@ func TestContextMode(t *testing.T) {
 	if m := s.ContextMode(); m != ContextReferences {
 		t.Errorf("after $set: %q", m)
 	}
-	r, err := st.Create(Header{ID: "cm2", ContextMode: ContextReferences})
+	r, err := st.Create(t.Context(), Header{ID: "cm2", ContextMode: ContextReferences})
 	must(t, err)
 	defer r.Close()
 	if m := r.ContextMode(); m != ContextReferences {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -188,7 +189,7 @@ func (s *Store) BackupDir() string { return filepath.Join(s.dir(), "backups") }
 // Stat describes the journal of session id (its size and when it was
 // last written), whichever backend keeps it: a reader that caches what it
 // read compares the size.
-func (s *Store) Stat(id string) (JournalInfo, error) {
+func (s *Store) Stat(ctx context.Context, id string) (JournalInfo, error) {
 	if err := checkID(id); err != nil {
 		return JournalInfo{}, err
 	}
@@ -209,7 +210,7 @@ func (s *Store) NewID() string {
 
 // Create starts a new session described by h and returns it open for
 // writing. An empty h.ID gets a fresh id; CreatedAt and Version are set.
-func (s *Store) Create(h Header) (*Session, error) {
+func (s *Store) Create(ctx context.Context, h Header) (*Session, error) {
 	if h.ID == "" {
 		h.ID = s.NewID()
 	}
@@ -222,12 +223,12 @@ func (s *Store) Create(h Header) (*Session, error) {
 	if h.CreatedAt.IsZero() {
 		h.CreatedAt = s.now()
 	}
-	return s.create(h, nil)
+	return s.create(ctx, h, nil)
 }
 
 // create writes a journal with header h followed by events, locked for
 // writing.
-func (s *Store) create(h Header, events []event) (*Session, error) {
+func (s *Store) create(ctx context.Context, h Header, events []event) (*Session, error) {
 	var buf bytes.Buffer
 	if err := writeLine(&buf, h); err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
@@ -319,7 +320,7 @@ func (s *Store) TopWriter(id string) (*Session, bool) {
 // transaction paused for approval ([Session.Pause]) stays open, to be
 // resumed, and so does one a durable run owns ([MetaRunOwner]), which
 // its runner closes.
-func (s *Store) Open(id string) (*Session, error) {
+func (s *Store) Open(ctx context.Context, id string) (*Session, error) {
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
@@ -372,7 +373,7 @@ func (s *Store) Open(id string) (*Session, error) {
 			return fail(err)
 		}
 	}
-	if err := ss.drainInbox(); err != nil {
+	if err := ss.drainInbox(ctx); err != nil {
 		return fail(err)
 	}
 	return s.register(ss)
@@ -380,7 +381,7 @@ func (s *Store) Open(id string) (*Session, error) {
 
 // Load reads session id without taking the lock, as a reader. A torn last
 // line, which a writer may be appending, is left out.
-func (s *Store) Load(id string) (*State, error) {
+func (s *Store) Load(ctx context.Context, id string) (*State, error) {
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
@@ -410,7 +411,7 @@ type Summary struct {
 
 // List summarises every session, newest first. Unreadable journals are
 // listed with Err set rather than failing the listing.
-func (s *Store) List() ([]Summary, error) {
+func (s *Store) List(ctx context.Context) ([]Summary, error) {
 	infos, err := s.backend().List()
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
@@ -418,7 +419,7 @@ func (s *Store) List() ([]Summary, error) {
 	var out []Summary
 	for _, info := range infos {
 		sum := Summary{Header: Header{ID: info.ID}, Size: info.Size, Modified: info.Modified}
-		st, err := s.Load(info.ID)
+		st, err := s.Load(ctx, info.ID)
 		if err != nil {
 			sum.Err = err.Error()
 		} else {
@@ -437,7 +438,7 @@ func (s *Store) List() ([]Summary, error) {
 
 // Backup copies session id's journal where backups go (BackupDir for the
 // file backend) and returns where the copy is.
-func (s *Store) Backup(id string) (string, error) {
+func (s *Store) Backup(ctx context.Context, id string) (string, error) {
 	if err := checkID(id); err != nil {
 		return "", err
 	}
@@ -451,7 +452,7 @@ func (s *Store) Backup(id string) (string, error) {
 // Delete moves session id where backups go (BackupDir for the file
 // backend). A session that is being written,
 // by this process or another, is refused.
-func (s *Store) Delete(id string) (string, error) {
+func (s *Store) Delete(ctx context.Context, id string) (string, error) {
 	if err := checkID(id); err != nil {
 		return "", err
 	}
@@ -478,8 +479,8 @@ func (s *Store) Delete(id string) (string, error) {
 // whose header names id as its parent, and returns the new session's id.
 // Calls cut off from their results get interrupted results. References
 // and todos are copied; the fork is not left open.
-func (s *Store) Fork(id string, at int) (string, error) {
-	st, err := s.Load(id)
+func (s *Store) Fork(ctx context.Context, id string, at int) (string, error) {
+	st, err := s.Load(ctx, id)
 	if err != nil {
 		return "", err
 	}
@@ -501,11 +502,11 @@ func (s *Store) Fork(id string, at int) (string, error) {
 	if len(st.Todos) > 0 {
 		events = append(events, event{Op: opTodos, Time: now, Todos: st.Todos})
 	}
-	ss, err := s.create(h, events)
+	ss, err := s.create(ctx, h, events)
 	if err != nil {
 		return "", fmt.Errorf("fork %s: %w", id, err)
 	}
-	if err := copyImages(s.Blobs(id), ss.Blobs(), turns); err != nil {
+	if err := copyImages(ctx, s.Blobs(id), ss.Blobs(), turns); err != nil {
 		return "", errors.Join(fmt.Errorf("fork %s: copy the pictures of its turns: %w", id, err), ss.Close())
 	}
 	return h.ID, ss.Close()

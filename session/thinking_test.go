@@ -18,7 +18,7 @@ import (
 func TestThinkingSurvivesTheJournal(t *testing.T) {
 	st := newStore(t)
 	st.Secrets = []string{"hunter2-secret-value"}
-	s, err := st.Create(Header{Model: "claude"})
+	s, err := st.Create(t.Context(), Header{Model: "claude"})
 	must(t, err)
 	ctx := context.Background()
 	must(t, s.Begin(ctx, "task"))
@@ -33,7 +33,7 @@ func TestThinkingSurvivesTheJournal(t *testing.T) {
 	must(t, s.RecordResponse(ctx, resp))
 	must(t, s.Close())
 
-	got, err := st.Load(s.ID())
+	got, err := st.Load(ctx, s.ID())
 	must(t, err)
 	turn := got.Pool[1]
 	want := []llm.Thinking{

@@ -14,11 +14,11 @@ func BenchmarkOpen(b *testing.B) {
 	tmpl := templates()
 	b.ReportAllocs()
 	for b.Loop() {
-		p, err := loadPage(st, tmpl, id)
+		p, err := loadPage(b.Context(), st, tmpl, id)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := p.json(0, chunk); err != nil {
+		if _, err := p.json(b.Context(), 0, chunk); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -31,7 +31,7 @@ func BenchmarkExport(b *testing.B) {
 	id := bigSession(b, st, largeRounds)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := Export(io.Discard, st, id); err != nil {
+		if err := Export(b.Context(), io.Discard, st, id); err != nil {
 			b.Fatal(err)
 		}
 	}

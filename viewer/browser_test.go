@@ -146,7 +146,7 @@ func TestBrowser_RecordedSession(t *testing.T) {
 	)
 
 	// A live run: the journal grows while the page is open.
-	s, err := st.Open(id)
+	s, err := st.Open(ctx, id)
 	must(t, err)
 	must(t, s.Begin(ctx, "and one more thing"))
 	must(t, s.RecordResponse(ctx, &llm.Response{Message: llm.Message{Content: "A **live** round <script>window.pwned=5</script>"}, Model: "m"}))
@@ -228,7 +228,7 @@ func TestBrowser_LargeSessionOpensInUnderASecond(t *testing.T) {
 	// read before the URL is printed.
 	h := New(st, nil)
 	start := time.Now()
-	must(t, h.Prepare(id))
+	must(t, h.Prepare(ctx, id))
 	t.Logf("FIGURE viewer prepare %d rounds: %v", largeRounds, time.Since(start).Round(time.Millisecond))
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -265,7 +265,7 @@ func TestBrowser_LargeSessionOpensInUnderASecond(t *testing.T) {
 	// Export: one file, under a second, that opens the same way.
 	var b bytes.Buffer
 	start, cpu := time.Now(), cpuTime(t)
-	must(t, Export(&b, st, id))
+	must(t, Export(ctx, &b, st, id))
 	exported, exportCPU := time.Since(start), cpuTime(t)-cpu
 	t.Logf("FIGURE export %d rounds: %v (%v of CPU), %.1f MB of HTML", largeRounds, exported.Round(time.Millisecond), exportCPU.Round(time.Millisecond), float64(b.Len())/1e6)
 	// The CPU time is checked: on a machine shared with other work the

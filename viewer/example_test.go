@@ -20,12 +20,12 @@ func demoStore() (store *session.Store, id string, cleanup func()) {
 	if err != nil {
 		panic(err)
 	}
+	ctx := context.Background()
 	store = &session.Store{Dir: dir}
-	s, err := store.Create(session.Header{Purpose: "say hello"})
+	s, err := store.Create(ctx, session.Header{Purpose: "say hello"})
 	if err != nil {
 		panic(err)
 	}
-	ctx := context.Background()
 	s.Begin(ctx, "Say hello.")
 	s.RecordResponse(ctx, &llm.Response{Message: llm.Message{Content: "**Hello!**"}, Model: "demo"})
 	s.Commit(ctx)
@@ -62,7 +62,7 @@ func ExampleExport() {
 	defer cleanup()
 
 	var b bytes.Buffer
-	if err := viewer.Export(&b, store, id); err != nil {
+	if err := viewer.Export(context.Background(), &b, store, id); err != nil {
 		panic(err)
 	}
 	page := b.String()

@@ -3,6 +3,7 @@ package viewer
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -19,9 +20,9 @@ import (
 // script and data inline, no request to anything. Its
 // Content-Security-Policy allows only its own style and script (by hash):
 // the journal's content is data in it, escaped as the served page's is.
-func Export(w io.Writer, store *session.Store, id string) error {
+func Export(ctx context.Context, w io.Writer, store *session.Store, id string) error {
 	tmpl := templates()
-	root, err := loadPage(store, tmpl, id)
+	root, err := loadPage(ctx, store, tmpl, id)
 	if err != nil {
 		return err
 	}
@@ -33,7 +34,7 @@ func Export(w io.Writer, store *session.Store, id string) error {
 	var add func(p *page, depth int) (*listEntry, error)
 	seen := map[string]bool{}
 	add = func(p *page, depth int) (*listEntry, error) {
-		j, err := p.json(0, len(p.rounds))
+		j, err := p.json(ctx, 0, len(p.rounds))
 		if err != nil {
 			return nil, err
 		}
@@ -54,7 +55,7 @@ func Export(w io.Writer, store *session.Store, id string) error {
 				if c.Child == "" || seen[c.Child] {
 					continue
 				}
-				cp, err := loadPage(store, tmpl, c.Child)
+				cp, err := loadPage(ctx, store, tmpl, c.Child)
 				if err != nil {
 					continue // a child whose journal is gone is named in the parent's rounds
 				}

@@ -38,9 +38,9 @@ func must(t testing.TB, err error) {
 func recordRun(t testing.TB, st *session.Store) (id, childID string) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := st.Create(session.Header{Agent: "wield", Model: "test-model", Purpose: "fix the parser " + hostileScript})
+	s, err := st.Create(ctx, session.Header{Agent: "wield", Model: "test-model", Purpose: "fix the parser " + hostileScript})
 	must(t, err)
-	child, err := st.Create(session.Header{Agent: "reviewer", Purpose: "review the fix",
+	child, err := st.Create(ctx, session.Header{Agent: "reviewer", Purpose: "review the fix",
 		Child: &session.ChildOf{Session: s.ID(), Call: "c4", Depth: 1, Agent: "reviewer"}})
 	must(t, err)
 	must(t, child.Begin(ctx, "review the parser fix"))
@@ -94,7 +94,7 @@ func recordRun(t testing.TB, st *session.Store) (id, childID string) {
 func bigSession(t testing.TB, st *session.Store, n int) string {
 	t.Helper()
 	ctx := context.Background()
-	s, err := st.Create(session.Header{Agent: "wield", Model: "test-model", Purpose: fmt.Sprintf("a run of %d rounds", n)})
+	s, err := st.Create(ctx, session.Header{Agent: "wield", Model: "test-model", Purpose: fmt.Sprintf("a run of %d rounds", n)})
 	must(t, err)
 	for i := range n {
 		if i%10 == 0 {

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -31,7 +32,8 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	id := q.Get("id")
 	n, _ := strconv.Atoi(q.Get("n"))
 	v, _ := strconv.ParseInt(q.Get("v"), 10, 64)
-	p, err := h.page(id)
+	ctx := r.Context()
+	p, err := h.page(ctx, id)
 	if err != nil {
 		h.fail(w, err)
 		return
@@ -59,8 +61,8 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	ticker := time.NewTicker(h.opts.Poll)
 	defer ticker.Stop()
 	for {
-		if info, err := h.store.Stat(id); err == nil && (info.Size != size || !info.Modified.Equal(modified)) {
-			p, err := h.page(id)
+		if info, err := h.store.Stat(ctx, id); err == nil && (info.Size != size || !info.Modified.Equal(modified)) {
+			p, err := h.page(ctx, id)
 			if err != nil {
 				h.logger.Warn("viewer: follow", "session", id, "err", err)
 				return
@@ -68,7 +70,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 			// The last round shown is sent again: a result or an approval may
 			// have changed it without changing what search matches.
 			from := min(changedFrom(last, p.index, known), max(0, known-1))
-			u, err := p.update(from)
+			u, err := p.update(ctx, from)
 			if err != nil {
 				h.logger.Warn("viewer: follow", "session", id, "err", err)
 				return
@@ -81,7 +83,7 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 			last, known, size, modified = p.index, len(p.index), p.Size, p.modified
 		}
 		select {
-		case <-r.Context().Done():
+		case <-ctx.Done():
 			return
 		case <-ticker.C:
 		}
@@ -104,8 +106,8 @@ func changedFrom(old, cur []roundIndex, known int) int {
 }
 
 // update returns the page's rounds from from on, rendered.
-func (p *page) update(from int) (*update, error) {
-	j, err := p.json(from, len(p.rounds))
+func (p *page) update(ctx context.Context, from int) (*update, error) {
+	j, err := p.json(ctx, from, len(p.rounds))
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -68,14 +69,14 @@ type pageJSON struct {
 }
 
 // loadPage reads session id from store and folds it into a page.
-func loadPage(store *session.Store, tmpl *template.Template, id string) (*page, error) {
+func loadPage(ctx context.Context, store *session.Store, tmpl *template.Template, id string) (*page, error) {
 	// The size is read before the journal: a write between the two makes
 	// the page look older than it is, and the next check reads it again.
-	info, err := store.Stat(id)
+	info, err := store.Stat(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Load(id)
+	st, err := store.Load(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +88,7 @@ func loadPage(store *session.Store, tmpl *template.Template, id string) (*page, 
 	for i, r := range p.rounds {
 		p.index[i] = roundIndex{T: searchText(r), K: tags(r)}
 	}
-	side, err := p.side(store, st)
+	side, err := p.side(ctx, store, st)
 	if err != nil {
 		return nil, err
 	}
@@ -102,13 +103,19 @@ func (p *page) current(info session.JournalInfo) bool {
 }
 
 // html renders round i.
-func (p *page) html(i int) (string, error) {
+func (p *page) html(ctx context.Context, i int) (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r := p.rounds[i]
 	for _, c := range r.Calls {
 		if c.Diffs == nil && (len(c.Files) > 0 || c.Tool == "replace") {
-			c.Diffs = diffsOf(c, p.blobs)
+			d := diffsOf(ctx, c, p.blobs)
+			if err := ctx.Err(); err != nil {
+				// What was read is not kept: a blob it could not read is
+				// not missing.
+				return "", fmt.Errorf("session %s: %w", p.ID, err)
+			}
+			c.Diffs = d
 		}
 	}
 	var b strings.Builder
@@ -118,14 +125,14 @@ func (p *page) html(i int) (string, error) {
 
 // firstJSON returns the page's first answer to the script, the first chunk
 // of rounds rendered, encoded once.
-func (p *page) firstJSON() ([]byte, error) {
+func (p *page) firstJSON(ctx context.Context) ([]byte, error) {
 	p.mu.Lock()
 	b := p.first
 	p.mu.Unlock()
 	if b != nil {
 		return b, nil
 	}
-	j, err := p.json(0, chunk)
+	j, err := p.json(ctx, 0, chunk)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +147,7 @@ func (p *page) firstJSON() ([]byte, error) {
 
 // json returns the page with the HTML of rounds [from, to), and the
 // facets of every round without its search text.
-func (p *page) json(from, to int) (*pageJSON, error) {
+func (p *page) json(ctx context.Context, from, to int) (*pageJSON, error) {
 	from, to = max(0, min(from, len(p.rounds))), max(0, min(to, len(p.rounds)))
 	facets := make([]roundIndex, len(p.index))
 	for i, x := range p.index {
@@ -148,7 +155,7 @@ func (p *page) json(from, to int) (*pageJSON, error) {
 	}
 	out := &pageJSON{ID: p.ID, V: p.Size, Live: p.Live, Title: p.Title, Side: p.Side, Index: facets, From: from, H: []string{}}
 	for i := from; i < to; i++ {
-		h, err := p.html(i)
+		h, err := p.html(ctx, i)
 		if err != nil {
 			return nil, err
 		}
@@ -160,7 +167,7 @@ func (p *page) json(from, to int) (*pageJSON, error) {
 // maxChildDepth bounds the subagent tree of the side panel.
 const maxChildDepth = 4
 
-func (p *page) side(store *session.Store, st *session.State) (string, error) {
+func (p *page) side(ctx context.Context, store *session.Store, st *session.State) (string, error) {
 	d := sideData{ID: st.Header.ID, Title: p.Title, Header: st.Header, Mode: planmode.Of(st).Mode, Plan: planmode.Of(st).Plan,
 		Turns: st.Timeline(), Todos: st.Todos, Compactions: st.Compactions, Files: st.Files, Rewinds: st.Rewinds}
 	total := llm.Usage{}
@@ -175,7 +182,7 @@ func (p *page) side(store *session.Store, st *session.State) (string, error) {
 		}
 	}
 	d.Total = &total
-	d.Children = children(store, p.rounds, map[string]bool{st.Header.ID: true}, 1)
+	d.Children = children(ctx, store, p.rounds, map[string]bool{st.Header.ID: true}, 1)
 	var b bytes.Buffer
 	if err := p.tmpl.ExecuteTemplate(&b, "side", d); err != nil {
 		return "", fmt.Errorf("session %s: render side panel: %w", st.Header.ID, err)
@@ -185,7 +192,7 @@ func (p *page) side(store *session.Store, st *session.State) (string, error) {
 
 // children returns the subagents started in rs, with theirs, to
 // maxChildDepth; seen guards against a journal naming itself.
-func children(store *session.Store, rs []*round, seen map[string]bool, depth int) []*childNode {
+func children(ctx context.Context, store *session.Store, rs []*round, seen map[string]bool, depth int) []*childNode {
 	var out []*childNode
 	for _, r := range rs {
 		for _, c := range r.Calls {
@@ -195,8 +202,8 @@ func children(store *session.Store, rs []*round, seen map[string]bool, depth int
 			seen[c.Child] = true
 			n := &childNode{ID: c.Child, Agent: c.Agent, Status: cmpOr(c.ChildStatus, "running")}
 			if depth < maxChildDepth {
-				if st, err := store.Load(c.Child); err == nil {
-					n.Children = children(store, rounds(st), seen, depth+1)
+				if st, err := store.Load(ctx, c.Child); err == nil {
+					n.Children = children(ctx, store, rounds(st), seen, depth+1)
 				}
 			}
 			out = append(out, n)
@@ -214,8 +221,8 @@ type listEntry struct {
 
 // sessionList renders the store's sessions as a tree: children under the
 // session that started them.
-func sessionList(store *session.Store, tmpl *template.Template) (string, []session.Summary, error) {
-	sums, err := store.List()
+func sessionList(ctx context.Context, store *session.Store, tmpl *template.Template) (string, []session.Summary, error) {
+	sums, err := store.List(ctx)
 	if err != nil {
 		return "", nil, err
 	}

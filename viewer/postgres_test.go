@@ -54,7 +54,7 @@ func TestHandler_PostgreSQL(t *testing.T) {
 	if p.ID != id || len(p.H) == 0 || len(p.H) != len(p.Index) {
 		t.Fatalf("session %s: %d of %d rounds rendered (%s)", id, len(p.H), len(p.Index), w.Body)
 	}
-	info, err := view.Stat(id)
+	info, err := view.Stat(t.Context(), id)
 	must(t, err)
 	if p.V != info.Size {
 		t.Errorf("the page's version is %d, the journal's size %d", p.V, info.Size)
@@ -75,7 +75,7 @@ func TestHandler_PostgreSQL(t *testing.T) {
 	}
 
 	var b bytes.Buffer
-	must(t, Export(&b, view, id))
+	must(t, Export(t.Context(), &b, view, id))
 	if out := b.String(); !strings.Contains(out, "The child looked") || !strings.Contains(out, "return err") {
 		t.Error("the export lacks the subagent's round or the diff")
 	}

@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -176,16 +177,16 @@ type fileDiff struct {
 type diffLine struct{ Class, Text string }
 
 // blobGetter reads a file version from a session's blob store.
-type blobGetter func(hash string) ([]byte, error)
+type blobGetter func(ctx context.Context, hash string) ([]byte, error)
 
 // diffsOf returns the file changes of c: from the session's ledger where
 // it recorded them, else from a replace call's arguments.
-func diffsOf(c *call, get blobGetter) []fileDiff {
+func diffsOf(ctx context.Context, c *call, get blobGetter) []fileDiff {
 	var out []fileDiff
 	for _, f := range c.Files {
 		d := fileDiff{Path: f.Path}
-		before, okB := version(get, f.BeforeHash)
-		after, okA := version(get, f.AfterHash)
+		before, okB := version(ctx, get, f.BeforeHash)
+		after, okA := version(ctx, get, f.AfterHash)
 		switch {
 		case f.BeforeHash == "":
 			d.Note = "created"
@@ -214,14 +215,14 @@ func diffsOf(c *call, get blobGetter) []fileDiff {
 	return []fileDiff{{Path: in.Path, Note: "as asked", Lines: hunkLines(diff.Hunks(clip(in.OldString, maxDiffInput), clip(in.NewString, maxDiffInput), diffContext))}}
 }
 
-func version(get blobGetter, hash string) (string, bool) {
+func version(ctx context.Context, get blobGetter, hash string) (string, bool) {
 	if hash == "" {
 		return "", true
 	}
 	if get == nil {
 		return "", false
 	}
-	b, err := get(hash)
+	b, err := get(ctx, hash)
 	if err != nil {
 		return "", false
 	}

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -110,7 +111,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/viewer.css":
 		h.asset(w, "viewer.css", "text/css; charset=utf-8")
 	case "/api/sessions":
-		h.sessions(w)
+		h.sessions(w, r)
 	case "/api/session":
 		h.session(w, r)
 	case "/api/rounds":
@@ -136,11 +137,11 @@ func (h *Handler) asset(w http.ResponseWriter, name, ctype string) {
 
 // page returns session id's page, read again only when its journal has
 // changed since the last read.
-func (h *Handler) page(id string) (*page, error) {
+func (h *Handler) page(ctx context.Context, id string) (*page, error) {
 	if id == "" || strings.ContainsAny(id, `/\`) || strings.Contains(id, "..") {
 		return nil, fmt.Errorf("invalid session id %q: %w", id, session.ErrNotFound)
 	}
-	info, err := h.store.Stat(id)
+	info, err := h.store.Stat(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +151,7 @@ func (h *Handler) page(id string) (*page, error) {
 	if p != nil && p.current(info) {
 		return p, nil
 	}
-	p, err = loadPage(h.store, h.tmpl, id)
+	p, err = loadPage(ctx, h.store, h.tmpl, id)
 	if err != nil {
 		return nil, err
 	}
@@ -166,8 +167,8 @@ func (h *Handler) page(id string) (*page, error) {
 	return p, nil
 }
 
-func (h *Handler) sessions(w http.ResponseWriter) {
-	list, sums, err := sessionList(h.store, h.tmpl)
+func (h *Handler) sessions(w http.ResponseWriter, r *http.Request) {
+	list, sums, err := sessionList(r.Context(), h.store, h.tmpl)
 	if err != nil {
 		h.fail(w, err)
 		return
@@ -189,12 +190,12 @@ func (h *Handler) sessions(w http.ResponseWriter) {
 }
 
 func (h *Handler) session(w http.ResponseWriter, r *http.Request) {
-	p, err := h.page(r.URL.Query().Get("id"))
+	p, err := h.page(r.Context(), r.URL.Query().Get("id"))
 	if err != nil {
 		h.fail(w, err)
 		return
 	}
-	b, err := p.firstJSON()
+	b, err := p.firstJSON(r.Context())
 	if err != nil {
 		h.fail(w, err)
 		return
@@ -206,12 +207,12 @@ func (h *Handler) session(w http.ResponseWriter, r *http.Request) {
 // Prepare reads session id and readies its first answer, so that a page
 // opening it gets it at once: call it before showing the viewer's URL.
 // Pages are read again when their journal changes.
-func (h *Handler) Prepare(id string) error {
-	p, err := h.page(id)
+func (h *Handler) Prepare(ctx context.Context, id string) error {
+	p, err := h.page(ctx, id)
 	if err != nil {
 		return err
 	}
-	_, err = p.firstJSON()
+	_, err = p.firstJSON(ctx)
 	return err
 }
 
@@ -219,7 +220,7 @@ func (h *Handler) Prepare(id string) error {
 // most chunk of them).
 func (h *Handler) rounds(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	p, err := h.page(q.Get("id"))
+	p, err := h.page(r.Context(), q.Get("id"))
 	if err != nil {
 		h.fail(w, err)
 		return
@@ -230,7 +231,7 @@ func (h *Handler) rounds(w http.ResponseWriter, r *http.Request) {
 		if n >= chunk || err != nil || i < 0 || i >= len(p.rounds) {
 			continue
 		}
-		html, err := p.html(i)
+		html, err := p.html(r.Context(), i)
 		if err != nil {
 			h.fail(w, err)
 			return
@@ -242,7 +243,7 @@ func (h *Handler) rounds(w http.ResponseWriter, r *http.Request) {
 
 // text serves the search text of every round, in order.
 func (h *Handler) text(w http.ResponseWriter, r *http.Request) {
-	p, err := h.page(r.URL.Query().Get("id"))
+	p, err := h.page(r.Context(), r.URL.Query().Get("id"))
 	if err != nil {
 		h.fail(w, err)
 		return

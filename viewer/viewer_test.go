@@ -226,7 +226,7 @@ func checkLiveAppend(t *testing.T, view, write *session.Store, id string) {
 		t.Fatal(err)
 	}
 
-	s, err := write.Open(id)
+	s, err := write.Open(ctx, id)
 	must(t, err)
 	must(t, s.Begin(ctx, "one more thing"))
 	must(t, s.RecordResponse(ctx, &llm.Response{Message: llm.Message{Content: "A live <b>round</b>."}, Model: "m"}))
@@ -259,7 +259,7 @@ func TestExport_IsSelfContained(t *testing.T) {
 	st := newStore(t)
 	id, child := recordRun(t, st)
 	var b bytes.Buffer
-	must(t, Export(&b, st, id))
+	must(t, Export(t.Context(), &b, st, id))
 	out := b.String()
 	doc, err := html.Parse(strings.NewReader(out))
 	must(t, err)

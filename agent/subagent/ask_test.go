@@ -33,7 +33,7 @@ func TestAsk(t *testing.T) {
 	if rep.Status != subagent.StatusDone || string(rep.Data) != `{"approved":true}` || rep.Agent != "checker" {
 		t.Errorf("report = %+v (data %s)", rep, rep.Data)
 	}
-	s, err := f.store.Open(rep.Session)
+	s, err := f.store.Open(t.Context(), rep.Session)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ func BenchmarkStartChild(b *testing.B) {
 				c.ID, c.SessionID = "call_1", fmt.Sprint("parent-", n)
 				var parent *session.Session
 				if durable {
-					if parent, err = store.Create(session.Header{ID: c.SessionID}); err != nil {
+					if parent, err = store.Create(b.Context(), session.Header{ID: c.SessionID}); err != nil {
 						b.Fatal(err)
 					}
 					if err := parent.Begin(b.Context(), "delegate"); err != nil {

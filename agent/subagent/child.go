@@ -44,7 +44,7 @@ func (r *Runner) start(ctx context.Context, c *tool.Call, caller *child, def *De
 	if caller != nil {
 		parentTools, path = caller.tools, caller.path+"/"+def.Name
 	}
-	sess, err := r.newSession(c, def, depth, model, oneLine(cmp.Or(in.Description, in.Prompt), 120))
+	sess, err := r.newSession(ctx, c, def, depth, model, oneLine(cmp.Or(in.Description, in.Prompt), 120))
 	if err != nil {
 		return nil, err
 	}

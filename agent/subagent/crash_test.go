@@ -95,11 +95,12 @@ func killChild(dir string) {
 	if err != nil {
 		fail(err)
 	}
-	s, err := store.Create(session.Header{ID: "parent"})
+	ctx := context.Background()
+	s, err := store.Create(ctx, session.Header{ID: "parent"})
 	if err != nil {
 		fail(err)
 	}
-	_, err = a.Run(context.Background(), s, "delegate")
+	_, err = a.Run(ctx, s, "delegate")
 	fail(fmt.Errorf("the run ended: %v", err))
 }
 
@@ -139,7 +140,7 @@ func TestKillWhileChildrenRun(t *testing.T) {
 			_ = cmd.Wait()
 
 			store := &session.Store{Dir: dir, Logger: slog.New(slog.DiscardHandler)}
-			parent, err := store.Open("parent")
+			parent, err := store.Open(t.Context(), "parent")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,7 +160,7 @@ func TestKillWhileChildrenRun(t *testing.T) {
 				t.Errorf("%d children recorded as started, want 3", len(children))
 			}
 			for _, id := range children {
-				cs, err := store.Open(id)
+				cs, err := store.Open(t.Context(), id)
 				if err != nil {
 					t.Fatalf("child %s: %v", id, err)
 				}

@@ -53,7 +53,7 @@ func TestChildSessionsInPostgreSQL(t *testing.T) {
 		`{"when":"Loop task","turn":1,"round":2,"text":"looked at b","tool_calls":[{"name":"echo","arguments":{"text":"b"}}]}`,
 		`{"when":"Loop task","turn":2,"round":1,"text":"I think I am done"}`,
 	}})
-	earlier, err := other.Create(session.Header{ID: "parent.1", Agent: "general",
+	earlier, err := other.Create(t.Context(), session.Header{ID: "parent.1", Agent: "general",
 		Child: &session.ChildOf{Session: "parent", Call: "c0", Depth: 1, Agent: "general"}})
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +105,7 @@ func TestChildSessionsInPostgreSQL(t *testing.T) {
 
 	// The parent's journal, read by the other process, records each
 	// child's start and finish.
-	parent, err := other.Load("parent")
+	parent, err := other.Load(t.Context(), "parent")
 	if err != nil {
 		t.Fatal(err)
 	}

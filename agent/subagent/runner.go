@@ -293,14 +293,14 @@ func (r *Runner) release(depth int) { <-r.sems[depth] }
 // starts it. Its id is the parent's with the child's number appended
 // ("<parent>.1", "<parent>.1.2" for a grandchild), or a fresh one when
 // that would be too long.
-func (r *Runner) newSession(c *tool.Call, def *Definition, depth int, model, purpose string) (agent.Session, error) {
-	id := r.childID(c.SessionID)
+func (r *Runner) newSession(ctx context.Context, c *tool.Call, def *Definition, depth int, model, purpose string) (agent.Session, error) {
+	id := r.childID(ctx, c.SessionID)
 	if r.cfg.Store == nil {
 		return agent.NewMemorySession(id), nil
 	}
 	h := session.Header{ID: id, Agent: def.Name, Model: model, Purpose: purpose,
 		Child: &session.ChildOf{Session: c.SessionID, Call: c.ID, Depth: depth, Agent: def.Name}}
-	s, err := r.cfg.Store.Create(h)
+	s, err := r.cfg.Store.Create(ctx, h)
 	if err != nil {
 		return nil, fmt.Errorf("create the session of agent %s: %w", def.Name, err)
 	}
@@ -311,7 +311,7 @@ func (r *Runner) newSession(c *tool.Call, def *Definition, depth int, model, pur
 const maxIDLen = 128
 
 // childID returns the next free child id of parent.
-func (r *Runner) childID(parent string) string {
+func (r *Runner) childID(ctx context.Context, parent string) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for {
@@ -328,7 +328,7 @@ func (r *Runner) childID(parent string) string {
 		}
 		// An earlier process may have started children of this session. A
 		// store that cannot tell gets the id, and its Create says why.
-		if _, err := r.cfg.Store.Stat(id); err == nil {
+		if _, err := r.cfg.Store.Stat(ctx, id); err == nil {
 			continue
 		}
 		return id

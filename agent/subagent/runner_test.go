@@ -134,7 +134,7 @@ func newFixture(t testing.TB, o fixtureOptions) *fixture {
 	if f.parent, err = agent.New(agent.Config{Provider: f.provider, Model: "scripted", Tools: reg, RunnerOptions: opts, Name: "wield"}); err != nil {
 		t.Fatal(err)
 	}
-	if f.sess, err = f.store.Create(session.Header{ID: "parent", Agent: "wield"}); err != nil {
+	if f.sess, err = f.store.Create(t.Context(), session.Header{ID: "parent", Agent: "wield"}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.sess.Close() })
@@ -278,7 +278,7 @@ func TestThreeChildrenInParallel(t *testing.T) {
 	}
 
 	// The nested child asked for a grandchild and was told no.
-	nested, err := f.store.Load(childOf["c3"])
+	nested, err := f.store.Load(t.Context(), childOf["c3"])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ func TestThreeChildrenInParallel(t *testing.T) {
 		t.Error("the grandchild was not refused with a depth message")
 	}
 	// The inventory child heard why its first data was wrong.
-	inv, err := f.store.Load(childOf["c2"])
+	inv, err := f.store.Load(t.Context(), childOf["c2"])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ var cmpFloat = cmp.Comparer(func(a, b float64) bool { return a-b < 1e-9 && b-a <
 // per call, and a closed transaction.
 func checkChild(t *testing.T, st *session.Store, id string, want session.ChildOf) {
 	t.Helper()
-	s, err := st.Load(id)
+	s, err := st.Load(t.Context(), id)
 	if err != nil {
 		t.Fatalf("child %s: %v", id, err)
 	}
@@ -507,7 +507,7 @@ func TestCancelClosesChildren(t *testing.T) {
 	if err == nil || out.Reason != agent.StopCancelled {
 		t.Fatalf("parent = %+v, %v; want it cancelled", out, err)
 	}
-	child, err := f.store.Load("parent.1")
+	child, err := f.store.Load(t.Context(), "parent.1")
 	if err != nil {
 		t.Fatal(err)
 	}

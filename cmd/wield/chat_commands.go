@@ -115,7 +115,7 @@ func (m *chatModel) resume(arg string) tea.Cmd {
 		return m.sessions("")
 	}
 	return m.background("resuming", func(ctx context.Context) commandDoneMsg {
-		list, err := m.c.env.store.List()
+		list, err := m.c.env.store.List(ctx)
 		if err != nil {
 			return commandDoneMsg{err: err}
 		}
@@ -131,7 +131,9 @@ func (m *chatModel) resume(arg string) tea.Cmd {
 const maxSessionsShown = 10
 
 func (m *chatModel) sessions(string) tea.Cmd {
-	list, err := m.c.env.store.List()
+	ctx, cancel := m.c.roundContext()
+	defer cancel()
+	list, err := m.c.env.store.List(ctx)
 	if err != nil {
 		m.print(m.pal.red("wield: /sessions: " + err.Error()))
 		return nil

@@ -50,7 +50,7 @@ See also: wield session show, wield run --session.`,
 				return err
 			}
 			st := g.store(ws)
-			s, err := st.Open(args[0])
+			s, err := st.Open(cmd.Context(), args[0])
 			if err != nil {
 				return &exitError{exitUsage, err}
 			}

@@ -105,7 +105,7 @@ func (g *globals) runDurable(ctx context.Context, f *runFlags, d *durableFlags, 
 	out, err := c.Wait(ctx, id)
 	close(done)
 	wg.Wait()
-	follow.turns() // the last ones
+	follow.turns(context.WithoutCancel(ctx)) // the last ones, also when following was interrupted
 	if ctx.Err() != nil {
 		fmt.Fprintf(g.stderr, "wield: stopped following; run %s goes on (wield session show %s)\n", id, id)
 		return &exitError{exitInterrupted, ctx.Err()}
@@ -150,7 +150,7 @@ func (f *follower) run(ctx context.Context, c *temporal.Client, done <-chan stru
 			return
 		case <-t.C:
 		}
-		f.turns()
+		f.turns(ctx)
 		st, err := c.Status(ctx, f.id)
 		if err != nil {
 			continue
@@ -167,8 +167,8 @@ func (f *follower) run(ctx context.Context, c *temporal.Client, done <-chan stru
 }
 
 // turns prints the turns recorded since the last call.
-func (f *follower) turns() {
-	st, err := f.store.Load(f.id)
+func (f *follower) turns(ctx context.Context) {
+	st, err := f.store.Load(ctx, f.id)
 	if err != nil {
 		return
 	}

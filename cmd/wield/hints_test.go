@@ -36,12 +36,12 @@ func TestHint(t *testing.T) {
 // command line's advice.
 func TestHint_BusySession(t *testing.T) {
 	st := &session.Store{Dir: t.TempDir()}
-	s, err := st.Create(session.Header{ID: "s"})
+	s, err := st.Create(t.Context(), session.Header{ID: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	_, err = (&session.Store{Dir: st.Dir}).Open("s")
+	_, err = (&session.Store{Dir: st.Dir}).Open(t.Context(), "s")
 	if err == nil {
 		t.Fatal("second Open succeeded, want a BusyError")
 	}

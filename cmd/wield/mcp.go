@@ -112,7 +112,7 @@ func (g *globals) serveMCP(ctx context.Context, f *mcpFlags) error {
 	sessionID := cmp.Or(f.sessionID, os.Getenv("WIELD_SESSION"))
 	if sessionID != "" {
 		store = g.store(ws)
-		if _, err := store.Load(sessionID); err != nil {
+		if _, err := store.Load(ctx, sessionID); err != nil {
 			return &exitError{exitUsage, err}
 		}
 	}
@@ -489,7 +489,7 @@ not be running.
 See also: wield mcp doctor, wield undo.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sess, _, err := g.undoSession(sessionID)
+			sess, _, err := g.undoSession(cmd.Context(), sessionID)
 			if err != nil {
 				return err
 			}

@@ -32,7 +32,7 @@ func TestStartPlanMode(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := &session.Store{Dir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)}
-			s, err := st.Create(session.Header{ID: "s"})
+			s, err := st.Create(t.Context(), session.Header{ID: "s"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,17 +77,17 @@ func cmpMode(m policy.Mode) policy.Mode {
 // its own is judged in its parent's mode, so plan mode reaches subagents.
 func TestSessionModesChildren(t *testing.T) {
 	st := &session.Store{Dir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)}
-	parent, err := st.Create(session.Header{ID: "p"})
+	parent, err := st.Create(t.Context(), session.Header{ID: "p"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer parent.Close()
-	child, err := st.Create(session.Header{ID: "c", Child: &session.ChildOf{Session: "p", Call: "call_1", Depth: 1, Agent: "general"}})
+	child, err := st.Create(t.Context(), session.Header{ID: "c", Child: &session.ChildOf{Session: "p", Call: "call_1", Depth: 1, Agent: "general"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer child.Close()
-	grandchild, err := st.Create(session.Header{ID: "g", Child: &session.ChildOf{Session: "c", Call: "call_2", Depth: 2, Agent: "general"}})
+	grandchild, err := st.Create(t.Context(), session.Header{ID: "g", Child: &session.ChildOf{Session: "c", Call: "call_2", Depth: 2, Agent: "general"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func checkRun(t *testing.T, ws string, code int, stdout, stderr, model, cost str
 	if len(files) != 1 {
 		t.Fatalf("sessions: %v", files)
 	}
-	st, err := (&session.Store{Dir: filepath.Dir(files[0])}).Load(strings.TrimSuffix(filepath.Base(files[0]), ".jsonl"))
+	st, err := (&session.Store{Dir: filepath.Dir(files[0])}).Load(t.Context(), strings.TrimSuffix(filepath.Base(files[0]), ".jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

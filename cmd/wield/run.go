@@ -118,12 +118,12 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 	// The log hides every secret wield knows from here on (what was
 	// built with the logger before logs nothing of a tool's).
 	g.log = slog.New(env.RedactLogs(g.logger().Handler(), g.extensions(ws).secrets))
-	if err := resolveSession(store, f); err != nil {
+	if err := resolveSession(ctx, store, f); err != nil {
 		return nil, err
 	}
 	var recorded session.Header // the header of the session a run goes on with
 	if f.sessionID != "" && !f.newSess && f.replay == "" {
-		if h, err := store.Load(f.sessionID); err == nil {
+		if h, err := store.Load(ctx, f.sessionID); err == nil {
 			recorded = h.Header
 		}
 		// A session goes on with the model it was recorded with, unless
@@ -303,9 +303,9 @@ func (g *globals) setupRun(ctx context.Context, f *runFlags, task string, onEven
 // openSession returns the session a run works in: the one named with
 // --session, or a new one, which records the model and endpoint of h. It
 // is journaled in the workspace's store.
-func (g *globals) openSession(_ context.Context, st *session.Store, f *runFlags, h session.Header, task string) (*session.Session, error) {
+func (g *globals) openSession(ctx context.Context, st *session.Store, f *runFlags, h session.Header, task string) (*session.Session, error) {
 	if f.sessionID != "" && !f.newSess {
-		s, err := st.Open(f.sessionID)
+		s, err := st.Open(ctx, f.sessionID)
 		if errors.Is(err, session.ErrNotFound) {
 			err = fmt.Errorf("%w; to start a session with this id, add --new", err)
 		}
@@ -319,7 +319,7 @@ func (g *globals) openSession(_ context.Context, st *session.Store, f *runFlags,
 	default:
 		return nil, &exitError{exitUsage, fmt.Errorf("--context %q: use inline or references", f.context)}
 	}
-	s, err := st.Create(session.Header{ID: f.sessionID, Agent: "wield", Model: h.Model, Endpoint: h.Endpoint, Purpose: oneLine(task, 120), ContextMode: f.context})
+	s, err := st.Create(ctx, session.Header{ID: f.sessionID, Agent: "wield", Model: h.Model, Endpoint: h.Endpoint, Purpose: oneLine(task, 120), ContextMode: f.context})
 	if err != nil {
 		return nil, &exitError{exitUsage, err}
 	}

@@ -30,7 +30,7 @@ func hiddenEverywhere(t *testing.T, g *globals, ws, secret string) {
 	text := "the value is " + secret + " here"
 
 	st := &session.Store{Dir: t.TempDir(), Live: set, Logger: slog.New(slog.DiscardHandler)}
-	s, err := st.Create(session.Header{ID: "s", Purpose: text})
+	s, err := st.Create(t.Context(), session.Header{ID: "s", Purpose: text})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestShortKeyDoesNotGarbleText(t *testing.T) {
 	set := g.extensions(ws).secrets
 
 	ctx := t.Context()
-	s, err := st.Create(session.Header{ID: "s"})
+	s, err := st.Create(ctx, session.Header{ID: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestShortKeyDoesNotGarbleText(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	loaded, err := st.Load("s")
+	loaded, err := st.Load(ctx, "s")
 	if err != nil {
 		t.Fatal(err)
 	}

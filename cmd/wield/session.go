@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -50,12 +51,12 @@ See also: wield run, docs/cli.md.`,
 		}
 		return g.store(ws), nil
 	}
-	load := func(id string) (*session.State, error) {
+	load := func(ctx context.Context, id string) (*session.State, error) {
 		st, err := storeFor()
 		if err != nil {
 			return nil, err
 		}
-		s, err := st.Load(id)
+		s, err := st.Load(ctx, id)
 		if err != nil {
 			return nil, &exitError{exitUsage, err}
 		}
@@ -66,12 +67,12 @@ See also: wield run, docs/cli.md.`,
 		Use:   "ls",
 		Short: "list sessions, newest first",
 		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := storeFor()
 			if err != nil {
 				return err
 			}
-			list, err := st.List()
+			list, err := st.List(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -90,7 +91,7 @@ See also: wield run, docs/cli.md.`,
 					continue
 				}
 				tasks, cost, priced := "-", "-", false
-				if st, err := st.Load(s.ID); err == nil {
+				if st, err := st.Load(cmd.Context(), s.ID); err == nil {
 					n, c := sessionTotals(st)
 					tasks, priced = strconv.Itoa(n), c > 0
 					if s.Purpose == "" { // a chat: its first task
@@ -114,8 +115,8 @@ See also: wield run, docs/cli.md.`,
 		Use:   "show ID",
 		Short: "print a session's turns",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			s, err := load(args[0])
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := load(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -131,8 +132,8 @@ See also: wield run, docs/cli.md.`,
 		Use:   "export ID",
 		Short: "print a session as one JSON document",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			s, err := load(args[0])
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := load(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -144,12 +145,12 @@ See also: wield run, docs/cli.md.`,
 		Use:   "rm ID",
 		Short: "delete a session (it is moved to the backups)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := storeFor()
 			if err != nil {
 				return err
 			}
-			dst, err := st.Delete(args[0])
+			dst, err := st.Delete(cmd.Context(), args[0])
 			if err != nil {
 				return &exitError{exitUsage, err}
 			}
@@ -168,13 +169,13 @@ See also: wield run, docs/cli.md.`,
 				return err
 			}
 			if !c.Flags().Changed("at") {
-				s, err := st.Load(args[0])
+				s, err := st.Load(c.Context(), args[0])
 				if err != nil {
 					return &exitError{exitUsage, err}
 				}
 				at = len(s.Turns)
 			}
-			id, err := st.Fork(args[0], at)
+			id, err := st.Fork(c.Context(), args[0], at)
 			if err != nil {
 				return &exitError{exitUsage, err}
 			}
@@ -289,7 +290,7 @@ func oneLine(s string, n int) string {
 // workspace's latest session that a person started, or the one whose id
 // starts with the prefix given. An ambiguous prefix is an error that
 // lists the candidates.
-func resolveSession(st *session.Store, f *runFlags) error {
+func resolveSession(ctx context.Context, st *session.Store, f *runFlags) error {
 	set := 0
 	for _, b := range []bool{f.cont, f.resume != "", f.sessionID != ""} {
 		if b {
@@ -305,7 +306,7 @@ func resolveSession(st *session.Store, f *runFlags) error {
 	if !f.cont && f.resume == "" {
 		return nil
 	}
-	list, err := st.List()
+	list, err := st.List(ctx)
 	if err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ func TestSessionCommandsOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer be.Close()
-	s, err := (&session.Store{Backend: be}).Create(session.Header{ID: "durable-run", Purpose: "a run kept in PostgreSQL"})
+	s, err := (&session.Store{Backend: be}).Create(t.Context(), session.Header{ID: "durable-run", Purpose: "a run kept in PostgreSQL"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestSessionCommandsOnPostgres(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "backups/durable-run.") {
 		t.Fatalf("session rm: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
-	if _, err := (&session.Store{Backend: be}).Load("durable-run"); err == nil {
+	if _, err := (&session.Store{Backend: be}).Load(t.Context(), "durable-run"); err == nil {
 		t.Fatal("the session is still there after session rm")
 	}
 	if _, err := os.Stat(filepath.Join(ws, ".wield", "sessions")); err == nil {
@@ -114,7 +114,7 @@ func TestSessionCommandsOnPostgres(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "hello from a tool") {
 		t.Fatalf("run: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
-	list, err := (&session.Store{Backend: be}).List()
+	list, err := (&session.Store{Backend: be}).List(t.Context())
 	if err != nil || len(list) != 1 {
 		t.Fatalf("sessions in PostgreSQL after the run: %+v, %v; want one", list, err)
 	}

@@ -190,7 +190,7 @@ func TestResumeSweepsShellJobs(t *testing.T) {
 
 	// The journal of a run that died while a background job ran.
 	g := &globals{stdout: io.Discard, stderr: io.Discard}
-	sess, err := g.store(ws).Create(session.Header{ID: "crashed", Agent: "wield"})
+	sess, err := g.store(ws).Create(t.Context(), session.Header{ID: "crashed", Agent: "wield"})
 	if err != nil {
 		t.Fatal(err)
 	}

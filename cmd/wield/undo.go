@@ -106,13 +106,13 @@ See also: wield rewind, wield session show.`,
 			if err != nil {
 				return &exitError{exitUsage, err}
 			}
-			sess, store, err := g.undoSession(f.session)
+			sess, store, err := g.undoSession(cmd.Context(), f.session)
 			if err != nil {
 				return err
 			}
 			defer sess.Close()
 			if list {
-				return g.printLedger(store, sess.State(), f.asJSON)
+				return g.printLedger(cmd.Context(), store, sess.State(), f.asJSON)
 			}
 			var plan *ledger.Plan
 			if group != "" {
@@ -167,7 +167,7 @@ See also: wield undo, wield session show.`,
 			if to < 1 {
 				return &exitError{exitUsage, errors.New("--to ROUND is required: the round to go back to the start of (wield undo --list numbers them)")}
 			}
-			sess, _, err := g.undoSession(f.session)
+			sess, _, err := g.undoSession(cmd.Context(), f.session)
 			if err != nil {
 				return err
 			}
@@ -186,14 +186,14 @@ See also: wield undo, wield session show.`,
 
 // undoSession opens the session id for writing, or the latest top-level
 // session of the workspace when id is empty.
-func (g *globals) undoSession(id string) (*session.Session, *session.Store, error) {
+func (g *globals) undoSession(ctx context.Context, id string) (*session.Session, *session.Store, error) {
 	ws, err := g.workspace()
 	if err != nil {
 		return nil, nil, err
 	}
 	store := g.store(ws)
 	if id == "" {
-		list, err := store.List()
+		list, err := store.List(ctx)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -208,7 +208,7 @@ func (g *globals) undoSession(id string) (*session.Session, *session.Store, erro
 			return nil, nil, &exitError{exitUsage, errors.New("no session in this workspace: nothing to undo")}
 		}
 	}
-	sess, err := store.Open(id)
+	sess, err := store.Open(ctx, id)
 	if be, ok := errors.AsType[*session.BusyError](err); ok {
 		return nil, nil, &exitError{exitUsage, fmt.Errorf("%w: wait for its run to finish (or stop it), then undo", be)}
 	}
@@ -435,7 +435,7 @@ type fileJSON struct {
 }
 
 // printLedger lists st's rounds and their changes, and the disk use.
-func (g *globals) printLedger(store *session.Store, st *session.State, asJSON bool) error {
+func (g *globals) printLedger(ctx context.Context, store *session.Store, st *session.State, asJSON bool) error {
 	rounds := make([]roundJSON, len(st.Pools))
 	for i, p := range st.Pools {
 		rounds[i] = roundJSON{Round: p.Seq, Status: p.Status}
@@ -476,7 +476,7 @@ func (g *globals) printLedger(store *session.Store, st *session.State, asJSON bo
 		}
 		rounds[r.Round-1].MCP = append(rounds[r.Round-1].MCP, mcpRecordJSON{Name: r.Name, Action: r.Action, Group: r.Group, Undone: st.GroupUndone(r.Group)})
 	}
-	bytes, n, err := store.Blobs(st.Header.ID).Usage()
+	bytes, n, err := store.Blobs(st.Header.ID).Usage(ctx)
 	if err != nil {
 		return err
 	}

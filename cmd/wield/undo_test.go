@@ -16,7 +16,7 @@ import (
 func TestUndoInChat(t *testing.T) {
 	root := t.TempDir()
 	store := &session.Store{Dir: t.TempDir()}
-	sess, err := store.Create(session.Header{})
+	sess, err := store.Create(t.Context(), session.Header{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestUndoInChat(t *testing.T) {
 
 func TestReportOpenChange(t *testing.T) {
 	store := &session.Store{Dir: t.TempDir()}
-	sess, err := store.Create(session.Header{ID: "s1"})
+	sess, err := store.Create(t.Context(), session.Header{ID: "s1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestReportOpenChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	sess.Close() // as a crash would leave it: the change open
-	sess, err = store.Open("s1")
+	sess, err = store.Open(t.Context(), "s1")
 	if err != nil {
 		t.Fatal(err)
 	}

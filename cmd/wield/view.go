@@ -70,7 +70,7 @@ func (g *globals) view(ctx context.Context, args []string, f viewFlags) error {
 	st := g.store(ws)
 	id := ""
 	if len(args) == 1 {
-		list, err := st.List()
+		list, err := st.List(ctx)
 		if err != nil {
 			return err
 		}
@@ -81,7 +81,7 @@ func (g *globals) view(ctx context.Context, args []string, f viewFlags) error {
 	token := rand.Text()
 	h := viewer.New(st, &viewer.Options{Token: token, Logger: g.logger()})
 	if id != "" {
-		if err := h.Prepare(id); err != nil { // read now: the page opens at once
+		if err := h.Prepare(ctx, id); err != nil { // read now: the page opens at once
 			return fmt.Errorf("view: %w", err)
 		}
 	}
@@ -185,7 +185,7 @@ func addExportHTML(g *globals, export *cobra.Command, storeFor func() (*session.
 			return err
 		}
 		if out == "" {
-			if err := viewer.Export(g.stdout, st, args[0]); err != nil {
+			if err := viewer.Export(cmd.Context(), g.stdout, st, args[0]); err != nil {
 				return exportError(err)
 			}
 			return nil
@@ -194,7 +194,7 @@ func addExportHTML(g *globals, export *cobra.Command, storeFor func() (*session.
 		if err != nil {
 			return fmt.Errorf("session export: %w", err)
 		}
-		if err := viewer.Export(f, st, args[0]); err != nil {
+		if err := viewer.Export(cmd.Context(), f, st, args[0]); err != nil {
 			f.Close()
 			os.Remove(out)
 			return exportError(err)

@@ -38,10 +38,10 @@ func TestViewOnPostgres(t *testing.T) {
 		t.Helper()
 		var s *session.Session
 		var err error
-		if _, serr := worker.Stat(id); serr != nil {
-			s, err = worker.Create(session.Header{ID: id, Agent: "wield", Purpose: "a durable run to inspect"})
+		if _, serr := worker.Stat(t.Context(), id); serr != nil {
+			s, err = worker.Create(t.Context(), session.Header{ID: id, Agent: "wield", Purpose: "a durable run to inspect"})
 		} else {
-			s, err = worker.Open(id)
+			s, err = worker.Open(t.Context(), id)
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -22,7 +22,7 @@ func viewWorkspace(t *testing.T) (ws, id string) {
 	ws = t.TempDir()
 	t.Setenv("WIELD_HOME", "")
 	st := &session.Store{Dir: filepath.Join(ws, ".wield", "sessions"), Sync: session.SyncNever}
-	s, err := st.Create(session.Header{Agent: "wield", Purpose: "view me"})
+	s, err := st.Create(t.Context(), session.Header{Agent: "wield", Purpose: "view me"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,8 +99,8 @@ type BeginInput struct {
 // open and owned by the same workflow and does nothing.
 func (a *Activities) Begin(ctx context.Context, in BeginInput) error {
 	store := a.host.Sessions()
-	if _, err := store.Load(in.SessionID); errors.Is(err, session.ErrNotFound) {
-		s, err := store.Create(session.Header{ID: in.SessionID})
+	if _, err := store.Load(ctx, in.SessionID); errors.Is(err, session.ErrNotFound) {
+		s, err := store.Create(ctx, session.Header{ID: in.SessionID})
 		if err != nil {
 			return fmt.Errorf("create session %s: %w", in.SessionID, err)
 		}
@@ -474,7 +474,7 @@ func (a *Activities) acquire(ctx context.Context, id string) (*session.Session, 
 		sh := &shared{ready: make(chan struct{}), refs: 1}
 		a.open[id] = sh
 		a.mu.Unlock()
-		s, err := a.host.Sessions().Open(id)
+		s, err := a.host.Sessions().Open(ctx, id)
 		a.mu.Lock()
 		if err != nil {
 			delete(a.open, id)

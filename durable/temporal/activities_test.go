@@ -22,7 +22,7 @@ func (h storeHost) Agent(context.Context, string) (*agent.Agent, error) { return
 func TestActivitiesShareSessions(t *testing.T) {
 	store := &session.Store{Dir: t.TempDir()}
 	for i := range 3 {
-		s, err := store.Create(session.Header{ID: fmt.Sprintf("s%d", i)})
+		s, err := store.Create(t.Context(), session.Header{ID: fmt.Sprintf("s%d", i)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func TestActivitiesShareSessions(t *testing.T) {
 		if _, ok := store.Writer(id); ok {
 			t.Fatalf("session %s is still open for writing", id)
 		}
-		st, err := store.Load(id)
+		st, err := store.Load(t.Context(), id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -142,7 +142,7 @@ func TestRun(t *testing.T) {
 	// The same agent, run locally.
 	local := &testHost{store: &session.Store{Dir: filepath.Join(dir, "local")}, script: theScript, marks: filepath.Join(dir, "local-marks")}
 	ag, _ := local.Agent(ctx, "")
-	s, err := local.store.Create(session.Header{ID: "local"})
+	s, err := local.store.Create(ctx, session.Header{ID: "local"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestRun(t *testing.T) {
 // after the reply that made it.
 func conversation(t *testing.T, store *session.Store, id string) []string {
 	t.Helper()
-	st, err := store.Load(id)
+	st, err := store.Load(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,7 +433,7 @@ func TestCancelKillsCommands(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	st, err := h.store.Load(id)
+	st, err := h.store.Load(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -106,7 +106,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer a.Close()
-	s, err := a.Store.Create(session.Header{Agent: "custom-tool"})
+	s, err := a.Store.Create(ctx, session.Header{Agent: "custom-tool"})
 	if err != nil {
 		return err
 	}

@@ -69,7 +69,7 @@ func TestDurableWorker(t *testing.T) {
 	if !ok || !strings.Contains(stderr.String(), ": 2 rounds, 1 tool calls\n") {
 		t.Fatalf("stderr = %q, want the run's id, 2 rounds and 1 tool call", stderr.String())
 	}
-	st, err := (&session.Store{Dir: filepath.Join(ws, ".wield", "sessions")}).Load(id)
+	st, err := (&session.Store{Dir: filepath.Join(ws, ".wield", "sessions")}).Load(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer a.Close()
-	s, err := a.Store.Create(session.Header{Agent: "http-agent"})
+	s, err := a.Store.Create(r.Context(), session.Header{Agent: "http-agent"})
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

@@ -88,7 +88,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer a.Close()
-	s, err := a.Store.Create(session.Header{Agent: "reviewer"})
+	s, err := a.Store.Create(ctx, session.Header{Agent: "reviewer"})
 	if err != nil {
 		return err
 	}

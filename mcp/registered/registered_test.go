@@ -19,7 +19,7 @@ import (
 func TestMCPServerRecords(t *testing.T) {
 	ctx := t.Context()
 	store := &session.Store{Dir: t.TempDir()}
-	s, err := store.Create(session.Header{ID: "m1"})
+	s, err := store.Create(ctx, session.Header{ID: "m1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestMCPServerRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Resumed, the undo holds; undoing the undo brings it back confirmed.
-	s, err = store.Open("m1")
+	s, err = store.Open(ctx, "m1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestMCPServerRecords(t *testing.T) {
 
 func TestMCPServerRecordChecked(t *testing.T) {
 	store := &session.Store{Dir: t.TempDir()}
-	s, err := store.Create(session.Header{})
+	s, err := store.Create(t.Context(), session.Header{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func FuzzMCPServerRecords(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, "f.jsonl"), []byte(header+lines), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		st, err := (&session.Store{Dir: dir}).Load("f")
+		st, err := (&session.Store{Dir: dir}).Load(t.Context(), "f")
 		if err != nil {
 			return
 		}

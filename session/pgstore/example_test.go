@@ -20,7 +20,7 @@ func Example() {
 	}
 	defer be.Close()
 	store := &session.Store{Backend: be}
-	s, err := store.Open("nightly-report")
+	s, err := store.Open(ctx, "nightly-report")
 	if err != nil {
 		log.Fatal(err) // a *session.BusyError names the worker that has it
 	}

@@ -86,7 +86,7 @@ func script(t *testing.T, st *session.Store) (ids []string) {
 	st.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
 	st.Secrets = []string{"sk-not-a-real-key-0123456789"}
 	ctx := context.Background()
-	s, err := st.Create(session.Header{ID: "same", Purpose: "byte identity", Model: "m"})
+	s, err := st.Create(ctx, session.Header{ID: "same", Purpose: "byte identity", Model: "m"})
 	must(t, err)
 	sessiontest.Round(t, s, "first, with sk-not-a-real-key-0123456789 in it", "a", 2)
 	must(t, s.SetTodos([]session.Todo{{Title: "one", Status: "pending"}}))
@@ -105,16 +105,16 @@ func script(t *testing.T, st *session.Store) (ids []string) {
 	// An outsider's record goes to the journal through Open and commit.
 	must(t, st.Record(ctx, "same", &tool.Call{ID: "ext", Tool: "echo"}, nil, tool.Text("outside")))
 	// A transaction left open is closed as aborted on the next Open.
-	s, err = st.Open("same")
+	s, err = st.Open(ctx, "same")
 	must(t, err)
 	must(t, s.Begin(ctx, "left open"))
 	must(t, s.RecordResponse(ctx, &llm.Response{Message: llm.Message{Role: llm.RoleAssistant,
 		ToolCalls: []llm.ToolCall{{ID: "dangling", Name: "echo", Arguments: json.RawMessage(`{}`)}}}}))
 	must(t, s.Close())
-	s, err = st.Open("same")
+	s, err = st.Open(ctx, "same")
 	must(t, err)
 	must(t, s.Close())
-	fork, err := st.Fork("same", 4)
+	fork, err := st.Fork(ctx, "same", 4)
 	must(t, err)
 	return []string{"same", fork}
 }
@@ -141,15 +141,15 @@ func TestSameBytes(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("journal %d differs:\npostgres: %s\n   files: %s", i, got, want)
 		}
-		fst, err := files.Load(fileIDs[i])
+		fst, err := files.Load(t.Context(), fileIDs[i])
 		must(t, err)
-		pst, err := pg.Load(pgIDs[i])
+		pst, err := pg.Load(t.Context(), pgIDs[i])
 		must(t, err)
 		pst.Header.ID = fst.Header.ID
 		if !reflect.DeepEqual(fst.Export(), pst.Export()) {
 			t.Fatalf("session %d: the states differ", i)
 		}
-		info, err := pg.Stat(pgIDs[i])
+		info, err := pg.Stat(t.Context(), pgIDs[i])
 		must(t, err)
 		if info.Size != int64(len(want)) {
 			t.Errorf("Stat(%s).Size = %d, want %d", pgIDs[i], info.Size, len(want))
@@ -177,14 +177,15 @@ func writer(url, schema, id string) {
 		out.Flush()
 		os.Exit(1)
 	}
-	be, err := pgstore.New(context.Background(), url, &pgstore.Options{Schema: schema})
+	ctx := context.Background()
+	be, err := pgstore.New(ctx, url, &pgstore.Options{Schema: schema})
 	if err != nil {
 		fail(err)
 	}
 	st := &session.Store{Backend: be, Logger: slog.New(slog.DiscardHandler)}
-	s, err := st.Open(id)
+	s, err := st.Open(ctx, id)
 	if errors.Is(err, session.ErrNotFound) {
-		s, err = st.Create(session.Header{ID: id})
+		s, err = st.Create(ctx, session.Header{ID: id})
 	}
 	if err != nil {
 		fail(err)
@@ -198,7 +199,6 @@ func writer(url, schema, id string) {
 		fmt.Fprintln(out, "step")
 		out.Flush()
 	}
-	ctx := context.Background()
 	for n := len(s.State().Pools) + 1; ; n++ {
 		step(s.Begin(ctx, "round "+strconv.Itoa(n)))
 		calls := []llm.ToolCall{{ID: fmt.Sprintf("r%d-a", n), Name: "echo", Arguments: json.RawMessage(`{"text":"a"}`)},
@@ -254,7 +254,7 @@ func TestKill(t *testing.T) {
 		}
 		// While the child holds the lock, nobody else gets it.
 		var busy *session.BusyError
-		if _, err := st.Open("kill"); !errors.As(err, &busy) || busy.PID != cmd.Process.Pid {
+		if _, err := st.Open(t.Context(), "kill"); !errors.As(err, &busy) || busy.PID != cmd.Process.Pid {
 			t.Fatalf("kill %d: Open while the child writes: %v, want a BusyError naming pid %d", i, err, cmd.Process.Pid)
 		}
 		for left := rng.IntN(40); left > 0 && r.Scan(); {
@@ -285,7 +285,7 @@ func TestKill(t *testing.T) {
 		if len(raw) == 0 || raw[len(raw)-1] != '\n' {
 			t.Fatalf("kill %d: the journal ends in a torn line: %q", i, raw[max(0, len(raw)-80):])
 		}
-		before, err := st.Load("kill")
+		before, err := st.Load(t.Context(), "kill")
 		must(t, err)
 		dangling := unanswered(append(slices.Clone(before.Turns), before.Pool...))
 
@@ -294,11 +294,11 @@ func TestKill(t *testing.T) {
 		// list of connections). Should Open find the lock held all the
 		// same, it waits for the lock, the event itself, and tries again.
 		opening := time.Now()
-		s, err := st.Open("kill")
+		s, err := st.Open(t.Context(), "kill")
 		if errors.As(err, &busy) {
 			retried++
 			waitForLock(t, url, schema, "kill")
-			s, err = st.Open("kill")
+			s, err = st.Open(t.Context(), "kill")
 		}
 		if err != nil {
 			t.Fatalf("kill %d: reopening failed: %v", i, err)
@@ -446,7 +446,7 @@ func TestLostLock(t *testing.T) {
 	url := pgtest.URL(t)
 	be := newBackend(t)
 	st := &session.Store{Backend: be}
-	s, err := st.Create(session.Header{ID: "lost"})
+	s, err := st.Create(t.Context(), session.Header{ID: "lost"})
 	must(t, err)
 	defer s.Close()
 	// An administrator (or a network failure) ends the writer's
@@ -466,11 +466,11 @@ func TestLostLock(t *testing.T) {
 		t.Fatal("a writer without its lock appended")
 	}
 	other := &session.Store{Backend: be}
-	s2, err := other.Open("lost")
+	s2, err := other.Open(ctx, "lost")
 	must(t, err)
 	sessiontest.Round(t, s2, "the next writer", "n", 1)
 	must(t, s2.Close())
-	got, err := other.Load("lost")
+	got, err := other.Load(ctx, "lost")
 	must(t, err)
 	if len(got.Pools) != 1 || got.Pools[0].Status != session.PoolCommitted {
 		t.Fatalf("pools = %+v, want the next writer's round only", got.Pools)
@@ -490,11 +490,11 @@ func TestOpenLazy(t *testing.T) {
 			be := pgstore.Open(tt.url, &pgstore.Options{Schema: tt.schema})
 			defer be.Close()
 			st := &session.Store{Backend: be}
-			_, err := st.Load("x")
+			_, err := st.Load(t.Context(), "x")
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Load: %v, want an error about %q", err, tt.want)
 			}
-			if _, err := st.Create(session.Header{ID: "x"}); err == nil {
+			if _, err := st.Create(t.Context(), session.Header{ID: "x"}); err == nil {
 				t.Fatal("Create succeeded")
 			}
 		})
@@ -511,7 +511,7 @@ func BenchmarkRound(b *testing.B) {
 			if name == "postgres" {
 				st = &session.Store{Backend: newBackend(b)}
 			}
-			s, err := st.Create(session.Header{ID: "bench"})
+			s, err := st.Create(b.Context(), session.Header{ID: "bench"})
 			must(b, err)
 			defer s.Close()
 			ctx := context.Background()
@@ -539,7 +539,7 @@ func BenchmarkAppendTurn(b *testing.B) {
 			if name == "postgres" {
 				st = &session.Store{Backend: newBackend(b)}
 			}
-			s, err := st.Create(session.Header{ID: "bench"})
+			s, err := st.Create(b.Context(), session.Header{ID: "bench"})
 			must(b, err)
 			defer s.Close()
 			ctx := context.Background()
@@ -631,7 +631,7 @@ func BenchmarkOpen(b *testing.B) {
 			if name == "postgres" {
 				st = &session.Store{Backend: newBackend(b)}
 			}
-			s, err := st.Create(session.Header{ID: "bench"})
+			s, err := st.Create(b.Context(), session.Header{ID: "bench"})
 			must(b, err)
 			ctx := context.Background()
 			for i := range 20 {
@@ -643,7 +643,7 @@ func BenchmarkOpen(b *testing.B) {
 			}
 			must(b, s.Close())
 			for b.Loop() {
-				s, err := st.Open("bench")
+				s, err := st.Open(ctx, "bench")
 				must(b, err)
 				must(b, s.Close())
 			}

@@ -12,7 +12,7 @@ import (
 // mode has the zero Setting, and Set needs a mode.
 func TestSetAndOf(t *testing.T) {
 	store := &session.Store{Dir: t.TempDir()}
-	s, err := store.Create(session.Header{Agent: "wield"})
+	s, err := store.Create(t.Context(), session.Header{Agent: "wield"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestSetAndOf(t *testing.T) {
 		t.Errorf("Of(state) = %+v, want %+v", got, want)
 	}
 	must(t, s.Close())
-	r, err := store.Open(s.ID())
+	r, err := store.Open(t.Context(), s.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,13 +51,13 @@ func TestSetAndOf(t *testing.T) {
 func TestJournalFormat(t *testing.T) {
 	dir := t.TempDir()
 	store := &session.Store{Dir: dir}
-	s, err := store.Create(session.Header{ID: "m"})
+	s, err := store.Create(t.Context(), session.Header{ID: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	must(t, planmode.Set(s, planmode.Plan, "p.md"))
 	must(t, s.Close())
-	st, err := store.Load("m")
+	st, err := store.Load(t.Context(), "m")
 	if err != nil {
 		t.Fatal(err)
 	}

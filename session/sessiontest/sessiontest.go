@@ -9,7 +9,6 @@
 package sessiontest
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,7 +69,7 @@ func must(t *testing.T, err error) {
 // prefix-2…
 func Round(t *testing.T, s *session.Session, task, prefix string, calls int) {
 	t.Helper()
-	ctx := context.Background()
+	ctx := t.Context()
 	must(t, s.Begin(ctx, task))
 	var tc []llm.ToolCall
 	for i := range calls {
@@ -86,7 +85,7 @@ func Round(t *testing.T, s *session.Session, task, prefix string, calls int) {
 
 func testReopen(t *testing.T, stores func() *session.Store) {
 	st := stores()
-	s, err := st.Create(session.Header{ID: "reopen", Purpose: "conformance"})
+	s, err := st.Create(t.Context(), session.Header{ID: "reopen", Purpose: "conformance"})
 	must(t, err)
 	Round(t, s, "first", "a", 2)
 	must(t, s.SetTodos([]session.Todo{{Title: "check", Status: "pending"}}))
@@ -97,13 +96,13 @@ func testReopen(t *testing.T, stores func() *session.Store) {
 	must(t, s.Close())
 
 	for _, other := range []*session.Store{st, stores()} {
-		got, err := other.Load("reopen")
+		got, err := other.Load(t.Context(), "reopen")
 		must(t, err)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("Load after Close differs from the writer's state:\n got %+v\nwant %+v", got, want)
 		}
 	}
-	s, err = stores().Open("reopen")
+	s, err = stores().Open(t.Context(), "reopen")
 	must(t, err)
 	defer s.Close()
 	if got := s.State(); !reflect.DeepEqual(got, want) {
@@ -111,7 +110,7 @@ func testReopen(t *testing.T, stores func() *session.Store) {
 	}
 	// Appending after reopening goes on where the journal ended.
 	Round(t, s, "third", "c", 1)
-	got, err := stores().Load("reopen")
+	got, err := stores().Load(t.Context(), "reopen")
 	must(t, err)
 	if n := len(got.Pools); n != 3 || got.Pools[2].Status != session.PoolCommitted {
 		t.Fatalf("after a round in the reopened session, pools = %+v, want 3 committed", got.Pools)
@@ -123,10 +122,10 @@ func testReopen(t *testing.T, stores func() *session.Store) {
 
 func testBusy(t *testing.T, stores func() *session.Store) {
 	a, b := stores(), stores()
-	s, err := a.Create(session.Header{ID: "busy"})
+	s, err := a.Create(t.Context(), session.Header{ID: "busy"})
 	must(t, err)
 	defer s.Close()
-	_, err = b.Open("busy")
+	_, err = b.Open(t.Context(), "busy")
 	var busy *session.BusyError
 	if !errors.As(err, &busy) {
 		t.Fatalf("Open while another store writes: %v, want a *BusyError", err)
@@ -134,53 +133,53 @@ func testBusy(t *testing.T, stores func() *session.Store) {
 	if busy.ID != "busy" {
 		t.Errorf("BusyError.ID = %q, want busy", busy.ID)
 	}
-	if _, err := b.Delete("busy"); !errors.As(err, &busy) {
+	if _, err := b.Delete(t.Context(), "busy"); !errors.As(err, &busy) {
 		t.Errorf("Delete while another store writes: %v, want a *BusyError", err)
 	}
-	if _, err := b.Create(session.Header{ID: "busy"}); !errors.As(err, &busy) {
+	if _, err := b.Create(t.Context(), session.Header{ID: "busy"}); !errors.As(err, &busy) {
 		t.Errorf("Create of a session another store writes: %v, want a *BusyError", err)
 	}
 	// A reader needs no lock.
-	if _, err := b.Load("busy"); err != nil {
+	if _, err := b.Load(t.Context(), "busy"); err != nil {
 		t.Errorf("Load while another store writes: %v", err)
 	}
 }
 
 func testLockEndsWithClose(t *testing.T, stores func() *session.Store) {
 	a, b := stores(), stores()
-	s, err := a.Create(session.Header{ID: "handover"})
+	s, err := a.Create(t.Context(), session.Header{ID: "handover"})
 	must(t, err)
 	for i := range 3 {
 		Round(t, s, fmt.Sprint("round ", i), fmt.Sprint("r", i), 1)
 		must(t, s.Close())
 		a, b = b, a // the next worker
-		s, err = a.Open("handover")
+		s, err = a.Open(t.Context(), "handover")
 		must(t, err)
 	}
 	defer s.Close()
 	if n := len(s.State().Pools); n != 3 {
 		t.Fatalf("after three workers, pools = %d, want 3", n)
 	}
-	if _, err := a.Create(session.Header{ID: "handover"}); err == nil {
+	if _, err := a.Create(t.Context(), session.Header{ID: "handover"}); err == nil {
 		t.Fatal("Create of an existing session succeeded")
 	}
 }
 
 func testInbox(t *testing.T, stores func() *session.Store) {
 	writer, other := stores(), stores()
-	s, err := writer.Create(session.Header{ID: "inbox"})
+	s, err := writer.Create(t.Context(), session.Header{ID: "inbox"})
 	must(t, err)
 	defer s.Close()
-	ctx := context.Background()
+	ctx := t.Context()
 	must(t, s.Begin(ctx, "task"))
 	// Another process records a call while this one writes: it waits in
 	// the inbox until the writer commits.
 	must(t, other.Record(ctx, "inbox", &tool.Call{ID: "ext-1", Tool: "echo"}, json.RawMessage(`{"text":"x"}`), tool.Text("x")))
-	if got, err := other.Load("inbox"); err != nil || len(got.Pool) != 1 {
+	if got, err := other.Load(ctx, "inbox"); err != nil || len(got.Pool) != 1 {
 		t.Fatalf("before the commit, the pool has %d turns (err %v), want only the task", len(got.Pool), err)
 	}
 	must(t, s.Commit(ctx))
-	got, err := other.Load("inbox")
+	got, err := other.Load(ctx, "inbox")
 	must(t, err)
 	var ids []string
 	for _, tr := range got.Turns {
@@ -194,7 +193,7 @@ func testInbox(t *testing.T, stores func() *session.Store) {
 	}
 	// The inbox was emptied: the next commit adds nothing.
 	Round(t, s, "next", "n", 0)
-	got, err = other.Load("inbox")
+	got, err = other.Load(ctx, "inbox")
 	must(t, err)
 	if n := len(got.Turns); n != 5 {
 		t.Fatalf("after a second round, %d turns, want 5 (task, 2 from the inbox, task, response)", n)
@@ -203,11 +202,11 @@ func testInbox(t *testing.T, stores func() *session.Store) {
 
 func testRecordWithoutWriter(t *testing.T, stores func() *session.Store) {
 	st := stores()
-	s, err := st.Create(session.Header{ID: "record"})
+	s, err := st.Create(t.Context(), session.Header{ID: "record"})
 	must(t, err)
 	must(t, s.Close())
-	must(t, stores().Record(context.Background(), "record", &tool.Call{ID: "c1", Tool: "echo"}, nil, tool.Text("ok")))
-	got, err := st.Load("record")
+	must(t, stores().Record(t.Context(), "record", &tool.Call{ID: "c1", Tool: "echo"}, nil, tool.Text("ok")))
+	got, err := st.Load(t.Context(), "record")
 	must(t, err)
 	if len(got.Turns) != 2 || got.Open() || got.Pools[0].Status != session.PoolCommitted {
 		t.Fatalf("Record with no writer: turns %d, open %v; want the pair committed", len(got.Turns), got.Open())
@@ -217,21 +216,21 @@ func testRecordWithoutWriter(t *testing.T, stores func() *session.Store) {
 func testForkDeleteList(t *testing.T, stores func() *session.Store) {
 	st := stores()
 	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
-	s, err := st.Create(session.Header{ID: "origin", CreatedAt: now})
+	s, err := st.Create(t.Context(), session.Header{ID: "origin", CreatedAt: now})
 	must(t, err)
 	Round(t, s, "one", "a", 1)
 	Round(t, s, "two", "b", 1)
 	must(t, s.Close())
 
-	fork, err := st.Fork("origin", 4) // the first round: task, response, call, result
+	fork, err := st.Fork(t.Context(), "origin", 4) // the first round: task, response, call, result
 	must(t, err)
-	fs, err := stores().Load(fork)
+	fs, err := stores().Load(t.Context(), fork)
 	must(t, err)
 	if fs.Header.ParentID != "origin" || fs.ForkedFrom == nil || fs.ForkedFrom.Turn != 4 || len(fs.Turns) != 4 {
 		t.Fatalf("fork: parent %q, origin %+v, %d turns; want origin at 4 with 4 turns", fs.Header.ParentID, fs.ForkedFrom, len(fs.Turns))
 	}
 
-	list, err := stores().List()
+	list, err := stores().List(t.Context())
 	must(t, err)
 	var ids []string
 	for _, sum := range list {
@@ -248,37 +247,37 @@ func testForkDeleteList(t *testing.T, stores func() *session.Store) {
 		t.Fatalf("List = %v, want %v", ids, want)
 	}
 
-	if _, err := stores().Delete("origin"); err != nil {
+	if _, err := stores().Delete(t.Context(), "origin"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Load("origin"); !errors.Is(err, session.ErrNotFound) {
+	if _, err := st.Load(t.Context(), "origin"); !errors.Is(err, session.ErrNotFound) {
 		t.Fatalf("Load after Delete: %v, want ErrNotFound", err)
 	}
-	list, err = st.List()
+	list, err = st.List(t.Context())
 	must(t, err)
 	if len(list) != 1 || list[0].ID != fork {
 		t.Fatalf("List after Delete = %+v, want only the fork", list)
 	}
 	// The id is free again.
-	s, err = st.Create(session.Header{ID: "origin"})
+	s, err = st.Create(t.Context(), session.Header{ID: "origin"})
 	must(t, err)
 	must(t, s.Close())
 }
 
 func testBackup(t *testing.T, stores func() *session.Store) {
 	st := stores()
-	s, err := st.Create(session.Header{ID: "backup"})
+	s, err := st.Create(t.Context(), session.Header{ID: "backup"})
 	must(t, err)
 	defer s.Close()
 	Round(t, s, "one", "a", 1)
-	first, err := st.Backup("backup")
+	first, err := st.Backup(t.Context(), "backup")
 	must(t, err)
-	second, err := st.Backup("backup")
+	second, err := st.Backup(t.Context(), "backup")
 	must(t, err)
 	if first == "" || first == second {
 		t.Fatalf("two backups are %q and %q, want two places", first, second)
 	}
-	if _, err := st.Backup("missing"); !errors.Is(err, session.ErrNotFound) {
+	if _, err := st.Backup(t.Context(), "missing"); !errors.Is(err, session.ErrNotFound) {
 		t.Fatalf("Backup of a missing session: %v, want ErrNotFound", err)
 	}
 }
@@ -287,44 +286,44 @@ func testBlobs(t *testing.T, stores func() *session.Store) {
 	st := stores()
 	b := st.Blobs("blobs")
 	data := []byte("a picture, say")
-	h, err := b.Put(data)
+	h, err := b.Put(t.Context(), data)
 	must(t, err)
 	if h != session.HashBytes(data) {
 		t.Fatalf("Put returned %s, want the SHA-256 of the content", h)
 	}
-	if _, err := b.Put(data); err != nil {
+	if _, err := b.Put(t.Context(), data); err != nil {
 		t.Fatalf("a second Put of the same content: %v", err)
 	}
 	other := stores().Blobs("blobs")
-	if !other.Has(h) {
+	if !other.Has(t.Context(), h) {
 		t.Fatal("another store does not see the blob")
 	}
-	got, err := other.Get(h)
+	got, err := other.Get(t.Context(), h)
 	must(t, err)
 	if string(got) != string(data) {
 		t.Fatalf("Get = %q, want %q", got, data)
 	}
-	if n, count, err := other.Usage(); err != nil || n != int64(len(data)) || count != 1 {
+	if n, count, err := other.Usage(t.Context()); err != nil || n != int64(len(data)) || count != 1 {
 		t.Fatalf("Usage = %d bytes, %d blobs, %v; want %d, 1", n, count, err, len(data))
 	}
-	if stores().Blobs("another").Has(h) {
+	if stores().Blobs("another").Has(t.Context(), h) {
 		t.Fatal("another session's store has the blob")
 	}
 	missing := session.HashBytes([]byte("never stored"))
-	if _, err := b.Get(missing); !errors.Is(err, session.ErrBlobMissing) {
+	if _, err := b.Get(t.Context(), missing); !errors.Is(err, session.ErrBlobMissing) {
 		t.Fatalf("Get of a missing blob: %v, want ErrBlobMissing", err)
 	}
-	must(t, b.Remove(h))
-	must(t, b.Remove(h))
-	if b.Has(h) {
+	must(t, b.Remove(t.Context(), h))
+	must(t, b.Remove(t.Context(), h))
+	if b.Has(t.Context(), h) {
 		t.Fatal("Has after Remove")
 	}
 
 	// A result's pictures go to the blobs, the journal keeps their hash.
-	s, err := st.Create(session.Header{ID: "pictures"})
+	s, err := st.Create(t.Context(), session.Header{ID: "pictures"})
 	must(t, err)
 	defer s.Close()
-	ctx := context.Background()
+	ctx := t.Context()
 	must(t, s.Begin(ctx, "look"))
 	c := &tool.Call{ID: "shot", Tool: "screenshot"}
 	must(t, s.RecordCall(ctx, c, nil))
@@ -332,13 +331,13 @@ func testBlobs(t *testing.T, stores func() *session.Store) {
 	r.Images = []tool.Image{{MIMEType: "image/png", Data: []byte("png bytes")}}
 	must(t, s.RecordResult(ctx, c, r))
 	must(t, s.Commit(ctx))
-	loaded, err := stores().Load("pictures")
+	loaded, err := stores().Load(ctx, "pictures")
 	must(t, err)
 	img := loaded.Turns[len(loaded.Turns)-1].Images
 	if len(img) != 1 || img[0].Hash == "" || img[0].Data != nil {
 		t.Fatalf("the result's images in the journal = %+v, want one hash without bytes", img)
 	}
-	got, err = stores().Blobs("pictures").Get(img[0].Hash)
+	got, err = stores().Blobs("pictures").Get(ctx, img[0].Hash)
 	must(t, err)
 	if string(got) != "png bytes" {
 		t.Fatalf("the picture's bytes = %q", got)
@@ -348,30 +347,30 @@ func testBlobs(t *testing.T, stores func() *session.Store) {
 func testNotFound(t *testing.T, stores func() *session.Store) {
 	st := stores()
 	for name, err := range map[string]error{
-		"Open":   func() error { _, err := st.Open("nobody"); return err }(),
-		"Load":   func() error { _, err := st.Load("nobody"); return err }(),
-		"Delete": func() error { _, err := st.Delete("nobody"); return err }(),
-		"Fork":   func() error { _, err := st.Fork("nobody", 0); return err }(),
-		"Stat":   func() error { _, err := st.Stat("nobody"); return err }(),
+		"Open":   func() error { _, err := st.Open(t.Context(), "nobody"); return err }(),
+		"Load":   func() error { _, err := st.Load(t.Context(), "nobody"); return err }(),
+		"Delete": func() error { _, err := st.Delete(t.Context(), "nobody"); return err }(),
+		"Fork":   func() error { _, err := st.Fork(t.Context(), "nobody", 0); return err }(),
+		"Stat":   func() error { _, err := st.Stat(t.Context(), "nobody"); return err }(),
 	} {
 		if !errors.Is(err, session.ErrNotFound) {
 			t.Errorf("%s of a missing session: %v, want ErrNotFound", name, err)
 		}
 	}
-	if list, err := st.List(); err != nil || len(list) != 0 {
+	if list, err := st.List(t.Context()); err != nil || len(list) != 0 {
 		t.Errorf("List of an empty store = %v, %v; want none", list, err)
 	}
 }
 
 func testStat(t *testing.T, stores func() *session.Store) {
 	st := stores()
-	s, err := st.Create(session.Header{ID: "stat"})
+	s, err := st.Create(t.Context(), session.Header{ID: "stat"})
 	must(t, err)
 	defer s.Close()
-	before, err := st.Stat("stat")
+	before, err := st.Stat(t.Context(), "stat")
 	must(t, err)
 	Round(t, s, "one", "a", 1)
-	after, err := stores().Stat("stat")
+	after, err := stores().Stat(t.Context(), "stat")
 	must(t, err)
 	if after.ID != "stat" || after.Size <= before.Size || after.Modified.Before(before.Modified) {
 		t.Fatalf("Stat before %+v, after a round %+v: want it to grow", before, after)

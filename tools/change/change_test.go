@@ -29,7 +29,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	store := &session.Store{Dir: t.TempDir()}
-	sess, err := store.Create(session.Header{})
+	sess, err := store.Create(t.Context(), session.Header{})
 	if err != nil {
 		t.Fatal(err)
 	}

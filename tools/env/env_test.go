@@ -148,7 +148,7 @@ func TestSecretStaysOutOfTheWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := store.Create(session.Header{})
+	s, err := store.Create(t.Context(), session.Header{})
 	if err != nil {
 		t.Fatal(err)
 	}

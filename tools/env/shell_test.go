@@ -56,7 +56,7 @@ func TestRequestedValueReachesTheShell(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	s, err := store.Create(session.Header{})
+	s, err := store.Create(t.Context(), session.Header{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,12 +25,12 @@ func TestReferencesMode(t *testing.T) {
 	}
 	defer root.Close()
 	store := &session.Store{Dir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)}
-	refs, err := store.Create(session.Header{ID: "refs", ContextMode: session.ContextReferences})
+	refs, err := store.Create(t.Context(), session.Header{ID: "refs", ContextMode: session.ContextReferences})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer refs.Close()
-	inline, err := store.Create(session.Header{ID: "inline"})
+	inline, err := store.Create(t.Context(), session.Header{ID: "inline"})
 	if err != nil {
 		t.Fatal(err)
 	}

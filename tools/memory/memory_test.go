@@ -30,7 +30,7 @@ func newFixture(t *testing.T) *fixture {
 	dir := t.TempDir()
 	mem := memory.Config{ProjectDir: filepath.Join(dir, "ws", ".wield", "memory"), UserDir: filepath.Join(dir, "user", "memory")}
 	sessions := &session.Store{Dir: filepath.Join(dir, "ws", ".wield", "sessions"), Logger: slog.New(slog.DiscardHandler)}
-	s, err := sessions.Create(session.Header{Agent: "test"})
+	s, err := sessions.Create(t.Context(), session.Header{Agent: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	t.Cleanup(func() { root.Close() })
 	st := &session.Store{Dir: filepath.Join(dir, ".wield", "sessions"), Logger: slog.New(slog.DiscardHandler)}
-	s, err := st.Create(session.Header{ID: "s1"})
+	s, err := st.Create(t.Context(), session.Header{ID: "s1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestModeSurvivesResume(t *testing.T) {
 	if err := f.s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s, err := f.store.Open("s1")
+	s, err := f.store.Open(t.Context(), "s1")
 	if err != nil {
 		t.Fatal(err)
 	}

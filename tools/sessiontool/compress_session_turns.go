@@ -27,9 +27,9 @@ func CompressSessionTurns(st *session.Store) *tool.Tool {
 	return tool.New(tool.Spec{Name: "compress_session_turns", Effect: tool.EffectState, Description: compressSessionTurnsDescription}, onSession(st, compressSessionTurns))
 }
 
-func compressSessionTurns(_ context.Context, s *session.Session, in CompressSessionTurnsInput) (tool.Result, error) {
+func compressSessionTurns(ctx context.Context, s *session.Session, in CompressSessionTurnsInput) (tool.Result, error) {
 	before := promptTurns(s.State())
-	backup, err := s.Compress(in.StartTurn, in.EndTurn, in.Summary)
+	backup, err := s.Compress(ctx, in.StartTurn, in.EndTurn, in.Summary)
 	if err != nil {
 		return tool.Failure(err.Error()), nil
 	}

@@ -24,11 +24,11 @@ func DeleteSession(st *session.Store) *tool.Tool {
 		Annotations: tool.Annotations{Destructive: true}}, onStore(st, deleteSession))
 }
 
-func deleteSession(_ context.Context, c *tool.Call, st *session.Store, in DeleteSessionInput) (tool.Result, error) {
+func deleteSession(ctx context.Context, c *tool.Call, st *session.Store, in DeleteSessionInput) (tool.Result, error) {
 	if in.SessionID == c.SessionID {
 		return tool.Failure(fmt.Sprintf("session %s is the one this call runs in; it cannot delete itself", in.SessionID)), nil
 	}
-	if _, err := st.Delete(in.SessionID); err != nil {
+	if _, err := st.Delete(ctx, in.SessionID); err != nil {
 		return tool.Failure(err.Error()), nil
 	}
 	return tool.Result{Success: true, Output: fmt.Sprintf("Deleted session %s (moved to the backups).", in.SessionID),

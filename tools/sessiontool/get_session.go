@@ -29,7 +29,7 @@ func GetSession(st *session.Store) *tool.Tool {
 // maxTurnsShown bounds the turn listing; the oldest are summarised.
 const maxTurnsShown = 200
 
-func getSession(_ context.Context, c *tool.Call, st *session.Store, in GetSessionInput) (tool.Result, error) {
+func getSession(ctx context.Context, c *tool.Call, st *session.Store, in GetSessionInput) (tool.Result, error) {
 	id := in.SessionID
 	if id == "" {
 		id = c.SessionID
@@ -42,7 +42,7 @@ func getSession(_ context.Context, c *tool.Call, st *session.Store, in GetSessio
 		state = s.State()
 	} else {
 		var err error
-		if state, err = st.Load(id); err != nil {
+		if state, err = st.Load(ctx, id); err != nil {
 			return tool.Failure(err.Error()), nil
 		}
 	}

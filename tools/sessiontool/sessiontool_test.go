@@ -36,12 +36,12 @@ func TestContracts(t *testing.T) {
 func TestTools(t *testing.T) {
 	ctx := t.Context()
 	st := &session.Store{Dir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)}
-	s, err := st.Create(session.Header{ID: "cur", Purpose: "fix the bug"})
+	s, err := st.Create(ctx, session.Header{ID: "cur", Purpose: "fix the bug"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	other, err := st.Create(session.Header{ID: "other"})
+	other, err := st.Create(ctx, session.Header{ID: "other"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestTools(t *testing.T) {
 func TestTodoFamily(t *testing.T) {
 	ctx := t.Context()
 	st := &session.Store{Dir: t.TempDir(), Logger: slog.New(slog.DiscardHandler)}
-	s, err := st.Create(session.Header{ID: "cur"})
+	s, err := st.Create(ctx, session.Header{ID: "cur"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestTodoFamily(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	st2, err := st.Load("cur")
+	st2, err := st.Load(ctx, "cur")
 	if err != nil {
 		t.Fatal(err)
 	}

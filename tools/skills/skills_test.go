@@ -29,7 +29,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	project := filepath.Join(dir, ".wield", "skills")
 	store := &session.Store{Dir: filepath.Join(dir, "sessions"), Logger: slog.New(slog.DiscardHandler)}
-	s, err := store.Create(session.Header{})
+	s, err := store.Create(t.Context(), session.Header{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestActivateJournalsAndReinjectsAfterCompaction(t *testing.T) {
 	if err := f.sess.Commit(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.sess.Compress(1, 1, "the user asked to fill a form; pdf-forms was activated"); err != nil {
+	if _, err := f.sess.Compress(t.Context(), 1, 1, "the user asked to fill a form; pdf-forms was activated"); err != nil {
 		t.Fatal(err)
 	}
 	got := f.sess.Pinned()

@@ -51,6 +51,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	ctx := context.Background()
 	var s agent.Session = agent.NewMemorySession("bench")
 	if *journal {
 		dir, err := os.MkdirTemp("", "wield-loop-bench")
@@ -59,7 +60,7 @@ func main() {
 		}
 		defer os.RemoveAll(dir)
 		store := &session.Store{Dir: dir, Logger: slog.New(slog.DiscardHandler)}
-		js, err := store.Create(session.Header{ID: "bench", Model: model})
+		js, err := store.Create(ctx, session.Header{ID: "bench", Model: model})
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -77,7 +78,7 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	start := time.Now()
-	out, err := a.Run(context.Background(), s, "Add numbers until told to stop.")
+	out, err := a.Run(ctx, s, "Add numbers until told to stop.")
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func Example() {
 		}
 		t.Cleanup(be.Close)
 		st := &session.Store{Backend: be}
-		sess, err := st.Create(session.Header{ID: "first"})
+		sess, err := st.Create(t.Context(), session.Header{ID: "first"})
 		if err != nil {
 			t.Fatal(err)
 		}
