@@ -146,7 +146,10 @@ func (a *Agent) drive(ctx context.Context, s Session, start func(*Machine) (*run
 			}
 		}
 	default:
-		if cerr := s.Commit(ctx); cerr != nil {
+		// Detached, as the abort is: the run's work is done, and its
+		// commit (which merges the session's inbox) must land even when
+		// ctx ends now.
+		if cerr := s.Commit(context.WithoutCancel(ctx)); cerr != nil {
 			err = fmt.Errorf("commit session %s: %w", s.ID(), cerr)
 			out.Reason, out.Note = StopError, err.Error()
 		}

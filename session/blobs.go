@@ -17,7 +17,10 @@ import (
 // is not usable; get one from [Session.Blobs] or [Store.Blobs]. It is safe
 // for concurrent use, by several processes too: a blob is written to a
 // temporary file, synced and renamed into place, so a blob that exists is
-// whole.
+// whole. Its methods that read or write blobs take a ctx: when ctx is done
+// before the call, the call fails with an error wrapping ctx's error and
+// changes nothing ([Blobs.Has] reports false), and a [Store.Backend] that
+// talks to a server stops the call when ctx is done mid-way.
 type Blobs struct {
 	dir    string
 	noSync bool
@@ -103,7 +106,7 @@ func (b *Blobs) Dir() string { return b.dir }
 // size returns the length of blob hash.
 func (b *Blobs) size(ctx context.Context, hash string) (int64, error) {
 	if b.be != nil {
-		return b.be.Size(hash)
+		return b.be.Size(ctx, hash)
 	}
 	info, err := os.Lstat(b.path(hash))
 	if err != nil {
@@ -114,9 +117,10 @@ func (b *Blobs) size(ctx context.Context, hash string) (int64, error) {
 
 func (b *Blobs) path(hash string) string { return filepath.Join(b.dir, hash) }
 
-// Has reports whether the store holds the blob hash.
+// Has reports whether the store holds the blob hash; it reports false
+// too when it cannot tell, as when ctx is done.
 func (b *Blobs) Has(ctx context.Context, hash string) bool {
-	if !validHash(hash) {
+	if !validHash(hash) || ctx.Err() != nil {
 		return false
 	}
 	_, err := b.size(ctx, hash)
@@ -127,11 +131,14 @@ func (b *Blobs) Has(ctx context.Context, hash string) bool {
 // and returns its hash.
 func (b *Blobs) Put(ctx context.Context, data []byte) (string, error) {
 	h := HashBytes(data)
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("blob store: write %s: %w", h[:12], err)
+	}
 	if n, err := b.size(ctx, h); err == nil && n == int64(len(data)) {
 		return h, nil
 	}
 	if b.be != nil {
-		if err := b.be.Put(h, data); err != nil {
+		if err := b.be.Put(ctx, h, data); err != nil {
 			return "", fmt.Errorf("blob store: write %s: %w", h[:12], err)
 		}
 		return h, nil
@@ -175,10 +182,13 @@ func (b *Blobs) Get(ctx context.Context, hash string) ([]byte, error) {
 	if !validHash(hash) {
 		return nil, fmt.Errorf("blob %q: not a sha256 hash: %w", hash, ErrBlobMissing)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("blob %s: %w", hash[:12], err)
+	}
 	var data []byte
 	var err error
 	if b.be != nil {
-		data, err = b.be.Get(hash)
+		data, err = b.be.Get(ctx, hash)
 	} else {
 		data, err = os.ReadFile(b.path(hash))
 	}
@@ -199,8 +209,11 @@ func (b *Blobs) Remove(ctx context.Context, hash string) error {
 	if !validHash(hash) {
 		return nil
 	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("blob store: remove %s: %w", hash[:12], err)
+	}
 	if b.be != nil {
-		if err := b.be.Remove(hash); err != nil {
+		if err := b.be.Remove(ctx, hash); err != nil {
 			return fmt.Errorf("blob store: %w", err)
 		}
 		return nil
@@ -213,8 +226,11 @@ func (b *Blobs) Remove(ctx context.Context, hash string) error {
 
 // Usage returns the bytes and the number of blobs the store holds.
 func (b *Blobs) Usage(ctx context.Context) (bytes int64, n int, err error) {
+	if err := ctx.Err(); err != nil {
+		return 0, 0, fmt.Errorf("blob store: %w", err)
+	}
 	if b.be != nil {
-		bytes, n, err = b.be.Usage()
+		bytes, n, err = b.be.Usage(ctx)
 		if err != nil {
 			return 0, 0, fmt.Errorf("blob store: %w", err)
 		}

@@ -86,6 +86,18 @@
 // same JSON Lines, and package session/sessiontest checks a backend
 // against what the Store needs.
 //
+// The methods that read or write stored bytes outside a session's
+// journal take a context and hand it to the backend: [Store.Open],
+// [Store.Create], [Store.Load], [Store.List], [Store.Fork],
+// [Store.Delete], [Store.Backup], [Store.Stat], [Store.Record], the
+// [Blobs] methods, [Session.Image], [Session.PruneBlobs],
+// [Session.Compress] and [Session.Commit] (which merges the inbox). Given
+// a ctx that is done, each fails with an error wrapping ctx's error and
+// changes nothing. Appends to the journal of a session open for writing
+// do not stop when ctx is done: they record what has happened, a
+// cancelled run's results included ([Session.RecordResult] and
+// [Session.RecordFileChange] store their blobs whatever ctx's state).
+//
 // # Secrets
 //
 // Values listed in [Store.Secrets] or held by [Store.Live] (a

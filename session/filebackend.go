@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +16,8 @@ import (
 )
 
 // fileBackend is the Backend of a Store whose Backend is nil: the
-// journals are files in dir.
+// journals are files in dir. Each call checks its ctx when it starts;
+// the file system calls it makes take no context.
 type fileBackend struct {
 	dir string
 	now func() time.Time
@@ -28,7 +30,10 @@ func (b fileBackend) backupDir() string          { return filepath.Join(b.dir, "
 
 // Lock takes the session's flock without waiting; the kernel releases it
 // when its holder dies.
-func (b fileBackend) Lock(id string) (WriterLock, error) {
+func (b fileBackend) Lock(ctx context.Context, id string) (WriterLock, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("lock session %s: %w", id, err)
+	}
 	if err := os.MkdirAll(b.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create session directory: %w", err)
 	}
@@ -59,9 +64,17 @@ func readSmall(path string) string {
 	return string(b)
 }
 
-func (b fileBackend) Read(id string) (io.ReadCloser, error) { return os.Open(b.path(id)) }
+func (b fileBackend) Read(ctx context.Context, id string) (io.ReadCloser, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return os.Open(b.path(id))
+}
 
-func (b fileBackend) Stat(id string) (JournalInfo, error) {
+func (b fileBackend) Stat(ctx context.Context, id string) (JournalInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return JournalInfo{}, err
+	}
 	info, err := os.Stat(b.path(id))
 	if err != nil {
 		return JournalInfo{}, err
@@ -69,7 +82,10 @@ func (b fileBackend) Stat(id string) (JournalInfo, error) {
 	return JournalInfo{ID: id, Size: info.Size(), Modified: info.ModTime().UTC()}, nil
 }
 
-func (b fileBackend) List() ([]JournalInfo, error) {
+func (b fileBackend) List(ctx context.Context) ([]JournalInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	entries, err := os.ReadDir(b.dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -92,7 +108,10 @@ func (b fileBackend) List() ([]JournalInfo, error) {
 	return out, nil
 }
 
-func (b fileBackend) Backup(id string) (string, error) {
+func (b fileBackend) Backup(ctx context.Context, id string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	src, err := os.Open(b.path(id))
 	if err != nil {
 		return "", err
@@ -137,7 +156,10 @@ func (b fileBackend) backupPath(id string) string {
 
 // AppendInbox appends under the inbox's own flock, held only for the
 // append.
-func (b fileBackend) AppendInbox(id string, data []byte) error {
+func (b fileBackend) AppendInbox(ctx context.Context, id string, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(b.dir, 0o755); err != nil {
 		return err
 	}
@@ -161,7 +183,10 @@ func (b fileBackend) AppendInbox(id string, data []byte) error {
 	return f.Close()
 }
 
-func (b fileBackend) DrainInbox(id string, fn func([]byte) error) error {
+func (b fileBackend) DrainInbox(ctx context.Context, id string, fn func([]byte) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	path := b.inboxPath(id)
 	if _, err := os.Stat(path); err != nil {
 		return nil
@@ -191,7 +216,10 @@ type fileLock struct {
 	l  *flock.Flock
 }
 
-func (l *fileLock) Create(data []byte, sync bool) (Journal, error) {
+func (l *fileLock) Create(ctx context.Context, data []byte, sync bool) (Journal, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	path := l.b.path(l.id)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
 	if err != nil {
@@ -214,11 +242,17 @@ func (l *fileLock) Create(data []byte, sync bool) (Journal, error) {
 	return f, nil
 }
 
-func (l *fileLock) Open() (Journal, error) {
+func (l *fileLock) Open(ctx context.Context) (Journal, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return os.OpenFile(l.b.path(l.id), os.O_RDWR|os.O_APPEND, 0)
 }
 
-func (l *fileLock) Delete() (string, error) {
+func (l *fileLock) Delete(ctx context.Context) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	if err := os.MkdirAll(l.b.backupDir(), 0o755); err != nil {
 		return "", err
 	}

@@ -84,7 +84,7 @@ func (s *Store) toInbox(ctx context.Context, id string, turns []Turn) error {
 			return fmt.Errorf("session %s inbox: %w", id, err)
 		}
 	}
-	if err := s.backend().AppendInbox(id, buf.Bytes()); err != nil {
+	if err := s.backend().AppendInbox(ctx, id, buf.Bytes()); err != nil {
 		return fmt.Errorf("session %s inbox: %w", id, err)
 	}
 	return nil
@@ -97,7 +97,7 @@ func (s *Session) drainInbox(ctx context.Context) error {
 		return nil // the paused run's pool stays as it was until it resumes
 	}
 	var appendErr error // from the journal: already names the session
-	err := s.store.backend().DrainInbox(s.ID(), func(data []byte) error {
+	err := s.store.backend().DrainInbox(ctx, s.ID(), func(data []byte) error {
 		appendErr = s.poolInbox(data)
 		return appendErr
 	})

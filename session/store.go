@@ -193,7 +193,7 @@ func (s *Store) Stat(ctx context.Context, id string) (JournalInfo, error) {
 	if err := checkID(id); err != nil {
 		return JournalInfo{}, err
 	}
-	info, err := s.backend().Stat(id)
+	info, err := s.backend().Stat(ctx, id)
 	if err != nil {
 		return JournalInfo{}, notFound(id, "stat", err)
 	}
@@ -242,7 +242,7 @@ func (s *Store) create(ctx context.Context, h Header, events []event) (*Session,
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
-	lock, err := s.backend().Lock(h.ID)
+	lock, err := s.backend().Lock(ctx, h.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +251,7 @@ func (s *Store) create(ctx context.Context, h Header, events []event) (*Session,
 	// crash before that leaves its parent's call interrupted, as it would
 	// anyway.
 	child := h.Child != nil && s.Sync != SyncAlways
-	f, err := lock.Create(buf.Bytes(), !child)
+	f, err := lock.Create(ctx, buf.Bytes(), !child)
 	if err != nil {
 		_ = lock.Unlock()
 		if errors.Is(err, fs.ErrExist) {
@@ -328,14 +328,14 @@ func (s *Store) Open(ctx context.Context, id string) (*Session, error) {
 		return nil, &BusyError{ID: id, PID: os.Getpid()}
 	}
 	be := s.backend()
-	if _, err := be.Stat(id); errors.Is(err, fs.ErrNotExist) {
+	if _, err := be.Stat(ctx, id); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("session %s: %w", id, ErrNotFound)
 	}
-	lock, err := be.Lock(id)
+	lock, err := be.Lock(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	f, err := lock.Open()
+	f, err := lock.Open(ctx)
 	if err != nil {
 		_ = lock.Unlock()
 		return nil, notFound(id, "open", err)
@@ -345,7 +345,7 @@ func (s *Store) Open(ctx context.Context, id string) (*Session, error) {
 		_ = lock.Unlock()
 		return nil, fmt.Errorf("open session %s: %w", id, err)
 	}
-	r, err := be.Read(id)
+	r, err := be.Read(ctx, id)
 	if err != nil {
 		return fail(err)
 	}
@@ -385,7 +385,7 @@ func (s *Store) Load(ctx context.Context, id string) (*State, error) {
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	f, err := s.backend().Read(id)
+	f, err := s.backend().Read(ctx, id)
 	if err != nil {
 		return nil, notFound(id, "load", err)
 	}
@@ -412,7 +412,7 @@ type Summary struct {
 // List summarises every session, newest first. Unreadable journals are
 // listed with Err set rather than failing the listing.
 func (s *Store) List(ctx context.Context) ([]Summary, error) {
-	infos, err := s.backend().List()
+	infos, err := s.backend().List(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
@@ -442,7 +442,7 @@ func (s *Store) Backup(ctx context.Context, id string) (string, error) {
 	if err := checkID(id); err != nil {
 		return "", err
 	}
-	dst, err := s.backend().Backup(id)
+	dst, err := s.backend().Backup(ctx, id)
 	if err != nil {
 		return "", notFound(id, "back up", err)
 	}
@@ -460,15 +460,15 @@ func (s *Store) Delete(ctx context.Context, id string) (string, error) {
 		return "", fmt.Errorf("session %s is running here; it cannot be deleted while in use", id)
 	}
 	be := s.backend()
-	if _, err := be.Stat(id); err != nil {
+	if _, err := be.Stat(ctx, id); err != nil {
 		return "", notFound(id, "delete", err)
 	}
-	lock, err := be.Lock(id)
+	lock, err := be.Lock(ctx, id)
 	if err != nil {
 		return "", err
 	}
 	defer lock.Unlock()
-	dst, err := lock.Delete()
+	dst, err := lock.Delete(ctx)
 	if err != nil {
 		return "", notFound(id, "delete", err)
 	}

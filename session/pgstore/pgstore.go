@@ -306,7 +306,7 @@ func (b *Backend) lockKey(id string) string { return "wield session " + b.schema
 
 // Lock takes the writer lock of session id on a connection of its own,
 // kept from an earlier writer or new.
-func (b *Backend) Lock(id string) (session.WriterLock, error) {
+func (b *Backend) Lock(_ context.Context, id string) (session.WriterLock, error) {
 	ctx, cancel, err := b.begin()
 	if err != nil {
 		return nil, err
@@ -356,7 +356,7 @@ func (b *Backend) Lock(id string) (session.WriterLock, error) {
 }
 
 // Read returns the journal of session id, read in one statement.
-func (b *Backend) Read(id string) (io.ReadCloser, error) {
+func (b *Backend) Read(ctx context.Context, id string) (io.ReadCloser, error) {
 	ctx, cancel, err := b.begin()
 	if err != nil {
 		return nil, err
@@ -384,7 +384,7 @@ func (b *Backend) Read(id string) (io.ReadCloser, error) {
 		return nil, err
 	}
 	if n == 0 {
-		if _, err := b.Stat(id); err != nil {
+		if _, err := b.Stat(ctx, id); err != nil {
 			return nil, err
 		}
 	}
@@ -392,7 +392,7 @@ func (b *Backend) Read(id string) (io.ReadCloser, error) {
 }
 
 // Stat describes the journal of session id.
-func (b *Backend) Stat(id string) (session.JournalInfo, error) {
+func (b *Backend) Stat(_ context.Context, id string) (session.JournalInfo, error) {
 	ctx, cancel, err := b.begin()
 	if err != nil {
 		return session.JournalInfo{}, err
@@ -408,7 +408,7 @@ func (b *Backend) Stat(id string) (session.JournalInfo, error) {
 }
 
 // List describes every journal.
-func (b *Backend) List() ([]session.JournalInfo, error) {
+func (b *Backend) List(_ context.Context) ([]session.JournalInfo, error) {
 	ctx, cancel, err := b.begin()
 	if err != nil {
 		return nil, err
@@ -432,7 +432,7 @@ func (b *Backend) List() ([]session.JournalInfo, error) {
 
 // Backup copies the journal of session id into the backups table and
 // returns "SCHEMA.backups/NAME", NAME being the id and the time.
-func (b *Backend) Backup(id string) (string, error) {
+func (b *Backend) Backup(_ context.Context, id string) (string, error) {
 	ctx, cancel, err := b.begin()
 	if err != nil {
 		return "", err
@@ -474,7 +474,7 @@ func (b *Backend) backup(ctx context.Context, db querier, id string) (string, er
 }
 
 // AppendInbox adds data to the inbox of session id.
-func (b *Backend) AppendInbox(id string, data []byte) error {
+func (b *Backend) AppendInbox(_ context.Context, id string, data []byte) error {
 	ctx, cancel, err := b.begin()
 	if err != nil {
 		return err
@@ -487,7 +487,7 @@ func (b *Backend) AppendInbox(id string, data []byte) error {
 // DrainInbox hands the inbox of session id to fn in one transaction that
 // locks its rows and deletes them when fn succeeds. An error of fn is
 // returned as it is.
-func (b *Backend) DrainInbox(id string, fn func([]byte) error) error {
+func (b *Backend) DrainInbox(_ context.Context, id string, fn func([]byte) error) error {
 	ctx, cancel, err := b.begin()
 	if err != nil {
 		return err
@@ -537,7 +537,7 @@ type writerLock struct {
 	conn *pgx.Conn
 }
 
-func (l *writerLock) Create(data []byte, sync bool) (session.Journal, error) {
+func (l *writerLock) Create(_ context.Context, data []byte, sync bool) (session.Journal, error) {
 	ctx, cancel := l.b.ctx()
 	defer cancel()
 	err := pgx.BeginFunc(ctx, l.conn, func(tx pgx.Tx) error {
@@ -562,7 +562,7 @@ func (l *writerLock) Create(data []byte, sync bool) (session.Journal, error) {
 	return &journal{l: l, size: int64(len(data))}, nil
 }
 
-func (l *writerLock) Open() (session.Journal, error) {
+func (l *writerLock) Open(_ context.Context) (session.Journal, error) {
 	ctx, cancel := l.b.ctx()
 	defer cancel()
 	var size int64
@@ -578,7 +578,7 @@ func (l *writerLock) Open() (session.Journal, error) {
 
 // Delete moves the journal into the backups table, in one transaction.
 // The session's inbox and blobs stay, as the file backend's do.
-func (l *writerLock) Delete() (string, error) {
+func (l *writerLock) Delete(_ context.Context) (string, error) {
 	ctx, cancel := l.b.ctx()
 	defer cancel()
 	var name string
@@ -707,7 +707,7 @@ type blobs struct {
 	id string
 }
 
-func (s *blobs) Put(hash string, data []byte) error {
+func (s *blobs) Put(_ context.Context, hash string, data []byte) error {
 	ctx, cancel, err := s.b.begin()
 	if err != nil {
 		return err
@@ -717,7 +717,7 @@ func (s *blobs) Put(hash string, data []byte) error {
 	return err
 }
 
-func (s *blobs) Get(hash string) ([]byte, error) {
+func (s *blobs) Get(_ context.Context, hash string) ([]byte, error) {
 	ctx, cancel, err := s.b.begin()
 	if err != nil {
 		return nil, err
@@ -731,7 +731,7 @@ func (s *blobs) Get(hash string) ([]byte, error) {
 	return data, err
 }
 
-func (s *blobs) Size(hash string) (int64, error) {
+func (s *blobs) Size(_ context.Context, hash string) (int64, error) {
 	ctx, cancel, err := s.b.begin()
 	if err != nil {
 		return 0, err
@@ -745,7 +745,7 @@ func (s *blobs) Size(hash string) (int64, error) {
 	return n, err
 }
 
-func (s *blobs) Remove(hash string) error {
+func (s *blobs) Remove(_ context.Context, hash string) error {
 	ctx, cancel, err := s.b.begin()
 	if err != nil {
 		return err
@@ -755,7 +755,7 @@ func (s *blobs) Remove(hash string) error {
 	return err
 }
 
-func (s *blobs) Usage() (int64, int, error) {
+func (s *blobs) Usage(_ context.Context) (int64, int, error) {
 	ctx, cancel, err := s.b.begin()
 	if err != nil {
 		return 0, 0, err

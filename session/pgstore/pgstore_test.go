@@ -132,7 +132,7 @@ func TestSameBytes(t *testing.T) {
 	for i := range fileIDs {
 		want, err := os.ReadFile(files.Path(fileIDs[i]))
 		must(t, err)
-		r, err := be.Read(pgIDs[i])
+		r, err := be.Read(t.Context(), pgIDs[i])
 		must(t, err)
 		got, err := io.ReadAll(r)
 		must(t, err)
@@ -278,7 +278,7 @@ func TestKill(t *testing.T) {
 		waitForConnectionsGone(t, url, app)
 
 		// No kill leaves part of a write: the journal ends a line.
-		rd, err := be.Read("kill")
+		rd, err := be.Read(t.Context(), "kill")
 		must(t, err)
 		raw, err := io.ReadAll(rd)
 		must(t, err)
@@ -566,18 +566,18 @@ func TestJournal(t *testing.T) {
 	be := newBackend(t)
 	read := func() string {
 		t.Helper()
-		r, err := be.Read("j")
+		r, err := be.Read(t.Context(), "j")
 		must(t, err)
 		b, err := io.ReadAll(r)
 		must(t, err)
 		return string(b)
 	}
-	lock, err := be.Lock("j")
+	lock, err := be.Lock(t.Context(), "j")
 	must(t, err)
 	defer lock.Unlock()
-	j, err := lock.Create([]byte("head\n"), true)
+	j, err := lock.Create(t.Context(), []byte("head\n"), true)
 	must(t, err)
-	if _, err := lock.Create([]byte("again\n"), true); !errors.Is(err, fs.ErrExist) {
+	if _, err := lock.Create(t.Context(), []byte("again\n"), true); !errors.Is(err, fs.ErrExist) {
 		t.Fatalf("a second Create: %v, want fs.ErrExist", err)
 	}
 	for _, line := range []string{"one\n", "two\n"} {
@@ -585,7 +585,7 @@ func TestJournal(t *testing.T) {
 		must(t, err)
 	}
 	must(t, j.Sync())
-	stale, err := lock.Open()
+	stale, err := lock.Open(t.Context())
 	must(t, err)
 	must(t, j.Truncate(11)) // head\none\ntw
 	if got := read(); got != "head\none\ntw" {
@@ -599,7 +599,7 @@ func TestJournal(t *testing.T) {
 	if got := read(); got != "head\none\ntwo\n" {
 		t.Fatalf("after a write at the cut: %q", got)
 	}
-	if info, err := be.Stat("j"); err != nil || info.Size != 13 {
+	if info, err := be.Stat(t.Context(), "j"); err != nil || info.Size != 13 {
 		t.Fatalf("Stat = %+v, %v; want 13 bytes", info, err)
 	}
 	// stale was opened when the journal had 13 bytes too, then it was
@@ -658,7 +658,7 @@ func TestSpareConnectionEnded(t *testing.T) {
 	url := pgtest.URL(t)
 	be := newBackend(t)
 	ctx := context.Background()
-	lock, err := be.Lock("first")
+	lock, err := be.Lock(ctx, "first")
 	must(t, err)
 	conn, err := pgx.Connect(ctx, url)
 	must(t, err)
@@ -672,9 +672,9 @@ func TestSpareConnectionEnded(t *testing.T) {
 	if !ended {
 		t.Fatal("the kept connection was not ended")
 	}
-	lock, err = be.Lock("second")
+	lock, err = be.Lock(ctx, "second")
 	must(t, err)
-	j, err := lock.Create([]byte("{}\n"), true)
+	j, err := lock.Create(ctx, []byte("{}\n"), true)
 	must(t, err)
 	must(t, j.Close())
 	must(t, lock.Unlock())
