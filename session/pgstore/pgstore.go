@@ -47,6 +47,21 @@
 // is dead: set the server's tcp_keepalives_idle, tcp_keepalives_interval
 // and tcp_keepalives_count to bound that.
 //
+// # Contexts
+//
+// Each call of a [session.Backend], [session.WriterLock] or
+// [session.BlobBackend] method given a ctx runs its queries under that
+// ctx, bounded by [Options.Timeout] as well: when ctx is done the call
+// returns at once with an error wrapping ctx's error, and a query it
+// cuts short closes its connection (the server then drops what the query
+// had not committed). A writer lock's connection holds the lock, so a
+// Lock, Create, Open or Delete cut short ends the lock, and the Store
+// reports the error. Unlock and the journal's Write, Sync and Truncate
+// are given no ctx: they finish what the lock's holder has begun, and
+// Options.Timeout alone bounds each, as it bounds the goodbyes of
+// [Backend.Close]. [Backend.DrainInbox] finishes deleting the rows it handed
+// over, within Options.Timeout, whatever ctx's state.
+//
 // # Durability
 //
 // Appends follow [session.Store.Sync] as the file backend's do. Each is
@@ -87,24 +102,28 @@ type Options struct {
 	// lower-case SQL name: letters, digits and '_'.
 	Schema string
 	// Timeout bounds each call to the server; zero means 30 seconds. A
-	// call that times out closes its connection; for a writer that is
-	// the end of its lock, and the session refuses further writes.
+	// call given a ctx ends at ctx's deadline too, if it comes first;
+	// the calls that take no ctx (see the package documentation,
+	// "Contexts") have Timeout alone. A call that times out, or whose
+	// ctx ends while it runs, closes its connection; for a writer that
+	// is the end of its lock.
 	Timeout time.Duration
 }
 
 // A Backend is a [session.Backend] in one PostgreSQL database. It is safe
 // for concurrent use.
 type Backend struct {
-	pool    *pgxpool.Pool
+	pool    *pgxpool.Pool   // nil, after Open, until the first call makes it
+	cfg     *pgxpool.Config // Open's: the configuration of that pool
 	ownPool bool
 	schema  string
 	ident   string // schema, quoted
 	timeout time.Duration
 	host    string
 
-	mu    sync.Mutex
-	ready bool  // the tables exist
-	err   error // a configuration error, returned by every call
+	mu    sync.Mutex // guards pool (until ready), ready and err
+	ready bool       // the tables exist
+	err   error      // a configuration error, returned by every call
 
 	spareMu sync.Mutex
 	spare   []*pgx.Conn // writer connections given back, holding no lock
@@ -160,12 +179,7 @@ func Open(connString string, opts *Options) *Backend {
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "wield"
 	}
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	if err != nil {
-		b.err = fmt.Errorf("session store: %w", err)
-		return b
-	}
-	b.pool, b.ownPool = pool, true
+	b.cfg, b.ownPool = cfg, true
 	return b
 }
 
@@ -200,13 +214,18 @@ func (b *Backend) Close() {
 	spare := b.spare
 	b.spare = nil
 	b.spareMu.Unlock()
-	ctx, cancel := b.ctx()
+	// Close takes no ctx: saying goodbye to the server is bounded by
+	// Options.Timeout.
+	ctx, cancel := b.bounded()
 	defer cancel()
 	for _, c := range spare {
 		_ = c.Close(ctx)
 	}
-	if b.ownPool && b.pool != nil {
-		b.pool.Close()
+	b.mu.Lock()
+	pool := b.pool
+	b.mu.Unlock()
+	if b.ownPool && pool != nil {
+		pool.Close()
 	}
 }
 
@@ -244,8 +263,17 @@ func (b *Backend) keep(conn *pgx.Conn) bool {
 // q returns sql with {s} replaced by the quoted schema.
 func (b *Backend) q(sql string) string { return strings.ReplaceAll(sql, "{s}", b.ident) }
 
-func (b *Backend) ctx() (context.Context, context.CancelFunc) {
+// bounded returns the context of a call that is given none: Unlock, the
+// journal's methods and Close, which finish what was begun and are
+// bounded by Options.Timeout alone.
+func (b *Backend) bounded() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), b.timeout)
+}
+
+// call returns the context of a call given ctx: ctx, bounded by
+// Options.Timeout too.
+func (b *Backend) call(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, b.timeout)
 }
 
 var schemaSQL = []string{
@@ -270,6 +298,15 @@ func (b *Backend) setup(ctx context.Context) error {
 	if b.ready {
 		return nil
 	}
+	if b.pool == nil {
+		// The pool connects when a query needs a connection; its
+		// making uses ctx's values but not its deadline.
+		pool, err := pgxpool.NewWithConfig(ctx, b.cfg)
+		if err != nil {
+			return fmt.Errorf("session store: %w", err)
+		}
+		b.pool = pool
+	}
 	// Two processes creating the same tables at once would collide in
 	// the catalog: a transaction-level advisory lock orders them.
 	err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
@@ -290,10 +327,13 @@ func (b *Backend) setup(ctx context.Context) error {
 	return nil
 }
 
-// begin starts a call: it bounds it in time and makes sure the tables
-// exist.
-func (b *Backend) begin() (context.Context, context.CancelFunc, error) {
-	ctx, cancel := b.ctx()
+// begin starts a call given ctx: it bounds it in time as well and makes
+// sure the tables exist.
+func (b *Backend) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := b.call(ctx)
 	if err := b.setup(ctx); err != nil {
 		cancel()
 		return nil, nil, err
@@ -305,9 +345,13 @@ func (b *Backend) begin() (context.Context, context.CancelFunc, error) {
 func (b *Backend) lockKey(id string) string { return "wield session " + b.schema + "/" + id }
 
 // Lock takes the writer lock of session id on a connection of its own,
-// kept from an earlier writer or new.
-func (b *Backend) Lock(_ context.Context, id string) (session.WriterLock, error) {
-	ctx, cancel, err := b.begin()
+// kept from an earlier writer or new. When ctx ends while it works, the
+// connection is closed, and the lock with it if it was taken.
+func (b *Backend) Lock(ctx context.Context, id string) (session.WriterLock, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("lock session %s: %w", id, err)
+	}
+	ctx, cancel, err := b.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +372,7 @@ func (b *Backend) Lock(_ context.Context, id string) (session.WriterLock, error)
 			break
 		}
 		_ = conn.Close(ctx)
-		if !spare {
+		if !spare || ctx.Err() != nil {
 			return nil, fmt.Errorf("lock session %s: %w", id, err)
 		}
 	}
@@ -357,7 +401,7 @@ func (b *Backend) Lock(_ context.Context, id string) (session.WriterLock, error)
 
 // Read returns the journal of session id, read in one statement.
 func (b *Backend) Read(ctx context.Context, id string) (io.ReadCloser, error) {
-	ctx, cancel, err := b.begin()
+	ctx, cancel, err := b.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -392,8 +436,8 @@ func (b *Backend) Read(ctx context.Context, id string) (io.ReadCloser, error) {
 }
 
 // Stat describes the journal of session id.
-func (b *Backend) Stat(_ context.Context, id string) (session.JournalInfo, error) {
-	ctx, cancel, err := b.begin()
+func (b *Backend) Stat(ctx context.Context, id string) (session.JournalInfo, error) {
+	ctx, cancel, err := b.begin(ctx)
 	if err != nil {
 		return session.JournalInfo{}, err
 	}
@@ -408,8 +452,8 @@ func (b *Backend) Stat(_ context.Context, id string) (session.JournalInfo, error
 }
 
 // List describes every journal.
-func (b *Backend) List(_ context.Context) ([]session.JournalInfo, error) {
-	ctx, cancel, err := b.begin()
+func (b *Backend) List(ctx context.Context) ([]session.JournalInfo, error) {
+	ctx, cancel, err := b.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -432,8 +476,8 @@ func (b *Backend) List(_ context.Context) ([]session.JournalInfo, error) {
 
 // Backup copies the journal of session id into the backups table and
 // returns "SCHEMA.backups/NAME", NAME being the id and the time.
-func (b *Backend) Backup(_ context.Context, id string) (string, error) {
-	ctx, cancel, err := b.begin()
+func (b *Backend) Backup(ctx context.Context, id string) (string, error) {
+	ctx, cancel, err := b.begin(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -474,8 +518,8 @@ func (b *Backend) backup(ctx context.Context, db querier, id string) (string, er
 }
 
 // AppendInbox adds data to the inbox of session id.
-func (b *Backend) AppendInbox(_ context.Context, id string, data []byte) error {
-	ctx, cancel, err := b.begin()
+func (b *Backend) AppendInbox(ctx context.Context, id string, data []byte) error {
+	ctx, cancel, err := b.begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -486,45 +530,51 @@ func (b *Backend) AppendInbox(_ context.Context, id string, data []byte) error {
 
 // DrainInbox hands the inbox of session id to fn in one transaction that
 // locks its rows and deletes them when fn succeeds. An error of fn is
-// returned as it is.
-func (b *Backend) DrainInbox(_ context.Context, id string, fn func([]byte) error) error {
-	ctx, cancel, err := b.begin()
+// returned as it is. Once fn has succeeded, the rows are deleted whatever
+// ctx's state, within Options.Timeout: fn has put them in the journal,
+// and rows left in the inbox would be merged twice.
+func (b *Backend) DrainInbox(ctx context.Context, id string, fn func([]byte) error) error {
+	ctx, cancel, err := b.begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer cancel()
-	var fnErr error
-	err = pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, b.q(`SELECT seq, data FROM {s}.inbox WHERE session_id = $1 ORDER BY seq FOR UPDATE`), id)
-		if err != nil {
-			return err
-		}
-		var (
-			seqs []int64
-			buf  bytes.Buffer
-			seq  int64
-			data []byte
-		)
-		if _, err := pgx.ForEachRow(rows, []any{&seq, &data}, func() error {
-			seqs = append(seqs, seq)
-			buf.Write(data)
-			return nil
-		}); err != nil {
-			return err
-		}
-		if len(seqs) == 0 {
-			return nil
-		}
-		if fnErr = fn(buf.Bytes()); fnErr != nil {
-			return fnErr
-		}
-		_, err = tx.Exec(ctx, b.q(`DELETE FROM {s}.inbox WHERE seq = ANY($1)`), seqs)
+	// finish bounds what must end whatever ctx's state: the deletion and
+	// the commit after fn, or the rollback.
+	finish, cancelFinish := context.WithTimeout(context.WithoutCancel(ctx), b.timeout)
+	defer cancelFinish()
+	tx, err := b.pool.Begin(ctx)
+	if err != nil {
 		return err
-	})
-	if fnErr != nil {
-		return fnErr
 	}
-	return err
+	defer tx.Rollback(finish) // after Commit, a no-op
+	rows, err := tx.Query(ctx, b.q(`SELECT seq, data FROM {s}.inbox WHERE session_id = $1 ORDER BY seq FOR UPDATE`), id)
+	if err != nil {
+		return err
+	}
+	var (
+		seqs []int64
+		buf  bytes.Buffer
+		seq  int64
+		data []byte
+	)
+	if _, err := pgx.ForEachRow(rows, []any{&seq, &data}, func() error {
+		seqs = append(seqs, seq)
+		buf.Write(data)
+		return nil
+	}); err != nil {
+		return err
+	}
+	if len(seqs) == 0 {
+		return nil
+	}
+	if err := fn(buf.Bytes()); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(finish, b.q(`DELETE FROM {s}.inbox WHERE seq = ANY($1)`), seqs); err != nil {
+		return err
+	}
+	return tx.Commit(finish)
 }
 
 // Blobs returns the blob store of session id.
@@ -537,8 +587,8 @@ type writerLock struct {
 	conn *pgx.Conn
 }
 
-func (l *writerLock) Create(_ context.Context, data []byte, sync bool) (session.Journal, error) {
-	ctx, cancel := l.b.ctx()
+func (l *writerLock) Create(ctx context.Context, data []byte, sync bool) (session.Journal, error) {
+	ctx, cancel := l.b.call(ctx)
 	defer cancel()
 	err := pgx.BeginFunc(ctx, l.conn, func(tx pgx.Tx) error {
 		if sync {
@@ -562,8 +612,8 @@ func (l *writerLock) Create(_ context.Context, data []byte, sync bool) (session.
 	return &journal{l: l, size: int64(len(data))}, nil
 }
 
-func (l *writerLock) Open(_ context.Context) (session.Journal, error) {
-	ctx, cancel := l.b.ctx()
+func (l *writerLock) Open(ctx context.Context) (session.Journal, error) {
+	ctx, cancel := l.b.call(ctx)
 	defer cancel()
 	var size int64
 	err := l.conn.QueryRow(ctx, l.b.q(`SELECT size FROM {s}.sessions WHERE id = $1`), l.id).Scan(&size)
@@ -578,8 +628,8 @@ func (l *writerLock) Open(_ context.Context) (session.Journal, error) {
 
 // Delete moves the journal into the backups table, in one transaction.
 // The session's inbox and blobs stay, as the file backend's do.
-func (l *writerLock) Delete(_ context.Context) (string, error) {
-	ctx, cancel := l.b.ctx()
+func (l *writerLock) Delete(ctx context.Context) (string, error) {
+	ctx, cancel := l.b.call(ctx)
 	defer cancel()
 	var name string
 	err := pgx.BeginFunc(ctx, l.conn, func(tx pgx.Tx) error {
@@ -600,9 +650,10 @@ func (l *writerLock) Delete(_ context.Context) (string, error) {
 }
 
 // Unlock releases the advisory lock and keeps the connection for the next
-// writer, or closes it, which ends the lock as surely.
+// writer, or closes it, which ends the lock as surely. It is given no
+// ctx ([session.WriterLock]): Options.Timeout bounds it.
 func (l *writerLock) Unlock() error {
-	ctx, cancel := l.b.ctx()
+	ctx, cancel := l.b.bounded()
 	defer cancel()
 	var released bool
 	err := l.conn.QueryRow(ctx, `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, l.b.lockKey(l.id)).Scan(&released)
@@ -627,13 +678,15 @@ type journal struct {
 
 // Write appends p as one row, in one statement that also checks the
 // journal's length: a writer that lost its lock cannot write after
-// another.
+// another. It is given no ctx ([session.Journal]): Options.Timeout bounds
+// it, and one that times out ends the lock, after which the session
+// refuses further writes.
 func (j *journal) Write(p []byte) (int, error) {
 	if j.closed {
 		return 0, os.ErrClosed
 	}
 	l := j.l
-	ctx, cancel := l.b.ctx()
+	ctx, cancel := l.b.bounded()
 	defer cancel()
 	tag, err := l.conn.Exec(ctx, l.b.q(`WITH u AS (
 			UPDATE {s}.sessions SET size = size + $3, modified = now() WHERE id = $1 AND size = $2 RETURNING id)
@@ -652,24 +705,26 @@ func (j *journal) Write(p []byte) (int, error) {
 // Sync waits until the writes so far are on the server's disk: it
 // commits a transaction of its own with synchronous_commit on, whose
 // commit record is flushed with all the WAL before it, the asynchronous
-// commits of the writes included.
+// commits of the writes included. Options.Timeout bounds it, as it does
+// Write.
 func (j *journal) Sync() error {
 	if j.closed {
 		return os.ErrClosed
 	}
-	ctx, cancel := j.l.b.ctx()
+	ctx, cancel := j.l.b.bounded()
 	defer cancel()
 	_, err := j.l.conn.Exec(ctx, `SELECT set_config('synchronous_commit', 'on', true), txid_current()`)
 	return err
 }
 
 // Truncate cuts the journal to size bytes in one transaction.
+// Options.Timeout bounds it, as it does Write.
 func (j *journal) Truncate(size int64) error {
 	if j.closed {
 		return os.ErrClosed
 	}
 	l := j.l
-	ctx, cancel := l.b.ctx()
+	ctx, cancel := l.b.bounded()
 	defer cancel()
 	err := pgx.BeginFunc(ctx, l.conn, func(tx pgx.Tx) error {
 		// Only what this writer wrote is cut: the journal must still have
@@ -707,8 +762,8 @@ type blobs struct {
 	id string
 }
 
-func (s *blobs) Put(_ context.Context, hash string, data []byte) error {
-	ctx, cancel, err := s.b.begin()
+func (s *blobs) Put(ctx context.Context, hash string, data []byte) error {
+	ctx, cancel, err := s.b.begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -717,8 +772,8 @@ func (s *blobs) Put(_ context.Context, hash string, data []byte) error {
 	return err
 }
 
-func (s *blobs) Get(_ context.Context, hash string) ([]byte, error) {
-	ctx, cancel, err := s.b.begin()
+func (s *blobs) Get(ctx context.Context, hash string) ([]byte, error) {
+	ctx, cancel, err := s.b.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -731,8 +786,8 @@ func (s *blobs) Get(_ context.Context, hash string) ([]byte, error) {
 	return data, err
 }
 
-func (s *blobs) Size(_ context.Context, hash string) (int64, error) {
-	ctx, cancel, err := s.b.begin()
+func (s *blobs) Size(ctx context.Context, hash string) (int64, error) {
+	ctx, cancel, err := s.b.begin(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -745,8 +800,8 @@ func (s *blobs) Size(_ context.Context, hash string) (int64, error) {
 	return n, err
 }
 
-func (s *blobs) Remove(_ context.Context, hash string) error {
-	ctx, cancel, err := s.b.begin()
+func (s *blobs) Remove(ctx context.Context, hash string) error {
+	ctx, cancel, err := s.b.begin(ctx)
 	if err != nil {
 		return err
 	}
@@ -755,8 +810,8 @@ func (s *blobs) Remove(_ context.Context, hash string) error {
 	return err
 }
 
-func (s *blobs) Usage(_ context.Context) (int64, int, error) {
-	ctx, cancel, err := s.b.begin()
+func (s *blobs) Usage(ctx context.Context) (int64, int, error) {
+	ctx, cancel, err := s.b.begin(ctx)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -19,11 +19,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/wieldhq/wield/llm"
 	"github.com/wieldhq/wield/session"
@@ -679,3 +681,94 @@ func TestSpareConnectionEnded(t *testing.T) {
 	must(t, j.Close())
 	must(t, lock.Unlock())
 }
+
+// TestCancel checks that Lock, Read and List return as soon as their ctx
+// ends, with an error wrapping context.Canceled, while the server keeps
+// their queries waiting: another transaction holds the tables they need
+// for the whole test, and Options.Timeout is an hour. Each ctx is
+// cancelled once its query has been sent.
+func TestCancel(t *testing.T) {
+	t.Parallel()
+	url := pgtest.URL(t)
+	schema := pgtest.Schema(t, url)
+	cfg, err := pgxpool.ParseConfig(url)
+	must(t, err)
+	sent := &queryStarts{}
+	cfg.ConnConfig.Tracer = sent
+	pool, err := pgxpool.NewWithConfig(t.Context(), cfg)
+	must(t, err)
+	t.Cleanup(pool.Close)
+	be, err := pgstore.NewFromPool(t.Context(), pool, &pgstore.Options{Schema: schema, Timeout: time.Hour})
+	must(t, err)
+	t.Cleanup(be.Close)
+	s, err := (&session.Store{Backend: be}).Create(t.Context(), session.Header{ID: "held"})
+	must(t, err)
+	sessiontest.Round(t, s, "one", "a", 1)
+	must(t, s.Close())
+
+	conn, err := pgx.Connect(t.Context(), url)
+	must(t, err)
+	defer conn.Close(context.WithoutCancel(t.Context()))
+	tx, err := conn.Begin(t.Context())
+	must(t, err)
+	defer tx.Rollback(context.WithoutCancel(t.Context()))
+	_, err = tx.Exec(t.Context(), fmt.Sprintf(`LOCK TABLE %[1]s.sessions, %[1]s.journal, %[1]s.writers IN ACCESS EXCLUSIVE MODE`,
+		pgx.Identifier{schema}.Sanitize()))
+	must(t, err)
+
+	for _, tt := range []struct {
+		name  string
+		query string // a query the call sends, which waits for the tables
+		call  func(ctx context.Context) error
+	}{
+		{"Lock", "writers (session_id", func(ctx context.Context) error { _, err := be.Lock(ctx, "held"); return err }},
+		{"Read", "SELECT off, data", func(ctx context.Context) error { _, err := be.Read(ctx, "held"); return err }},
+		{"List", "SELECT id, size, modified", func(ctx context.Context) error { _, err := be.List(ctx); return err }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			started := sent.expect(tt.query)
+			done := make(chan error, 1)
+			go func() { done <- tt.call(ctx) }()
+			select {
+			case <-started:
+				cancel()
+			case err := <-done:
+				t.Fatalf("%s returned before its query was sent, with the tables held: %v", tt.name, err)
+			}
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Fatalf("%s after its ctx was cancelled: %v, want an error wrapping context.Canceled", tt.name, err)
+			}
+		})
+	}
+}
+
+// queryStarts is a pgx tracer that tells a test when a query it expects
+// has been sent.
+type queryStarts struct {
+	mu      sync.Mutex
+	want    string
+	started chan struct{}
+}
+
+// expect returns a channel closed when a query whose SQL holds want is
+// next sent.
+func (q *queryStarts) expect(want string) <-chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.want, q.started = want, make(chan struct{})
+	return q.started
+}
+
+func (q *queryStarts) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.started != nil && strings.Contains(data.SQL, q.want) {
+		close(q.started)
+		q.started = nil
+	}
+	return ctx
+}
+
+func (q *queryStarts) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}

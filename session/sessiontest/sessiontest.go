@@ -5,10 +5,11 @@
 // It drives the backend through a Store, as wield does, so what it checks
 // is what a user would see: a session written and reopened has the same
 // state, one writer at a time, the inbox, forks, deletion, listings,
-// backups and blobs.
+// backups and blobs, and calls given a cancelled context.
 package sessiontest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,6 +49,7 @@ func Run(t *testing.T, newStores Factory) {
 		{"Blobs", testBlobs},
 		{"NotFound", testNotFound},
 		{"Stat", testStat},
+		{"Cancelled", testCancelled},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -375,4 +377,63 @@ func testStat(t *testing.T, stores func() *session.Store) {
 	if after.ID != "stat" || after.Size <= before.Size || after.Modified.Before(before.Modified) {
 		t.Fatalf("Stat before %+v, after a round %+v: want it to grow", before, after)
 	}
+}
+
+// testCancelled checks that the Store's calls given a cancelled ctx fail
+// with an error wrapping context.Canceled and change nothing: the session
+// reads the same afterwards, nothing else is listed, and it can be opened
+// (no call kept its writer lock).
+func testCancelled(t *testing.T, stores func() *session.Store) {
+	st := stores()
+	s, err := st.Create(t.Context(), session.Header{ID: "kept"})
+	must(t, err)
+	Round(t, s, "one", "a", 1)
+	must(t, s.Close())
+	h, err := st.Blobs("kept").Put(t.Context(), []byte("a blob"))
+	must(t, err)
+	want, err := st.Load(t.Context(), "kept")
+	must(t, err)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	other := stores()
+	for name, err := range map[string]error{
+		"Stat":   func() error { _, err := other.Stat(ctx, "kept"); return err }(),
+		"Load":   func() error { _, err := other.Load(ctx, "kept"); return err }(),
+		"List":   func() error { _, err := other.List(ctx); return err }(),
+		"Open":   func() error { _, err := other.Open(ctx, "kept"); return err }(),
+		"Create": func() error { _, err := other.Create(ctx, session.Header{ID: "new"}); return err }(),
+		"Delete": func() error { _, err := other.Delete(ctx, "kept"); return err }(),
+		"Backup": func() error { _, err := other.Backup(ctx, "kept"); return err }(),
+		"Fork":   func() error { _, err := other.Fork(ctx, "kept", 1); return err }(),
+		"Record": other.Record(ctx, "kept", &tool.Call{ID: "c", Tool: "echo"}, nil, tool.Text("hi")),
+		"Blobs.Put": func() error {
+			_, err := other.Blobs("kept").Put(ctx, []byte("another blob"))
+			return err
+		}(),
+		"Blobs.Get":    func() error { _, err := other.Blobs("kept").Get(ctx, h); return err }(),
+		"Blobs.Remove": other.Blobs("kept").Remove(ctx, h),
+		"Blobs.Usage":  func() error { _, _, err := other.Blobs("kept").Usage(ctx); return err }(),
+	} {
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s with a cancelled ctx: %v, want an error wrapping context.Canceled", name, err)
+		}
+	}
+
+	got, err := st.Load(t.Context(), "kept")
+	must(t, err)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("after the cancelled calls the session reads\n%+v\nwant\n%+v", got, want)
+	}
+	list, err := st.List(t.Context())
+	must(t, err)
+	if len(list) != 1 || list[0].ID != "kept" {
+		t.Fatalf("after the cancelled calls List = %+v, want the one session", list)
+	}
+	if n, count, err := st.Blobs("kept").Usage(t.Context()); err != nil || n != int64(len("a blob")) || count != 1 {
+		t.Fatalf("after the cancelled calls Usage = %d bytes, %d blobs, %v; want the one blob", n, count, err)
+	}
+	s, err = stores().Open(t.Context(), "kept")
+	must(t, err)
+	must(t, s.Close())
 }
