@@ -403,10 +403,7 @@ func TestAllowAlways(t *testing.T) {
 // rule; one that reads a file, expands a variable, changes directory,
 // writes or sets the environment still asks (and, headless, is denied).
 func TestInertLinesRunWithoutAsking(t *testing.T) {
-	sh, err := tool.NewRaw(tool.Spec{Name: "run_shell_command", Description: "sh", InputSchema: json.RawMessage(`{"type":"object"}`)}, tool.HandlerFunc(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sh := fakeTool(t, "run_shell_command", tool.Annotations{})
 	tests := []struct {
 		line string
 		want tool.Verdict
