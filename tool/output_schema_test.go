@@ -162,5 +162,13 @@ func TestRawMessageIsAnyJSON(t *testing.T) {
 		if err := s.Validate([]byte(`{"data":{}}`)); err == nil {
 			t.Errorf("%s schema accepts an object without its required name", sc.name)
 		}
+		// MCP wants every property's schema to be an object: an empty
+		// schema would be written as true.
+		var doc struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(sc.raw, &doc); err != nil || !strings.HasPrefix(string(doc.Properties["data"]), "{") {
+			t.Errorf("%s schema's data property is %s, want a JSON object (%v)", sc.name, doc.Properties["data"], err)
+		}
 	}
 }

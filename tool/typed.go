@@ -179,10 +179,12 @@ func SchemaOf[T any]() json.RawMessage {
 // inferOptions are the options tool schemas are inferred with: a
 // [json.RawMessage] is any JSON value, as it encodes, where jsonschema-go
 // would see a slice of bytes and say "array of integers", which a model
-// then follows and a client that checks results refuses.
+// then follows and a client that checks results refuses. The schema names
+// every type rather than being empty, because an empty schema is written
+// as true, and MCP wants each property's schema to be an object.
 func inferOptions() *jsonschema.ForOptions {
 	return &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-		reflect.TypeFor[json.RawMessage](): {},
+		reflect.TypeFor[json.RawMessage](): {Types: []string{"null", "boolean", "object", "array", "number", "string"}},
 	}}
 }
 
