@@ -6,7 +6,6 @@
 package planmode
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/wieldhq/wield/session"
@@ -37,7 +36,7 @@ type Setting struct {
 // path of the plan proposed or approved with the change ("" for none).
 func Set(s *session.Session, mode, plan string) error {
 	if mode == "" {
-		return fmt.Errorf("session %s: %w", s.ID(), errors.New("planmode.Set needs a mode"))
+		return fmt.Errorf("session %s: planmode.Set needs a mode", s.ID())
 	}
 	_, err := s.Append(Kind, Setting{Mode: mode, Plan: plan})
 	return err
